@@ -1,0 +1,166 @@
+# lauka: the only build entry point.
+#
+#   make                 build $(BUILD)/lauka (never installs anything)
+#   make check           install missing test dependencies, then run every test
+#   make check SANITIZE=1  the same, built with -fsanitize=address,undefined
+#   make demo            install missing dependencies, build, compare two probes
+#   make clean
+#
+# Feature fragments live in mk/*.mk (probes, macOS checks, benchmarks); they
+# add to ALL_TARGETS, CHECK_DEPS, UNIT_TEST_SRC and the like.
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+else
+BUILD ?= build
+endif
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+UNAME_S    := $(shell uname -s)
+UNAME_M    := $(shell uname -m)
+V          ?= 0
+Q          := $(if $(filter 1,$(V)),,@)
+
+# Goals that must work before the dependencies exist: they install them
+# first (check, demo) or need none (clean, check-macos, help).
+NODEP_GOALS := check demo clean check-macos help
+ifneq ($(MAKECMDGOALS),)
+ifeq ($(filter-out $(NODEP_GOALS),$(MAKECMDGOALS)),)
+SKIP_DEP_CHECK := 1
+endif
+endif
+
+# $(call need,pkg-config name,Debian package,Homebrew formula)
+need = $(if $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y),,$(error missing dependency '$(1)': install Debian package '$(2)' (apt-get install $(2)) or Homebrew formula '$(3)' (brew install $(3)), or run scripts/deps.sh))
+
+ifneq ($(SKIP_DEP_CHECK),1)
+ifeq ($(shell command -v $(PKG_CONFIG) 2>/dev/null),)
+$(error missing tool 'pkg-config': install Debian package 'pkg-config' or Homebrew formula 'pkg-config', or run scripts/deps.sh)
+endif
+$(call need,libplist-2.0,libplist-dev,libplist)
+$(call need,sqlite3,libsqlite3-dev,sqlite)
+ifneq ($(filter test-all test-unit unit,$(MAKECMDGOALS)),)
+$(call need,check,check,check)
+endif
+endif
+
+PLIST_CFLAGS := $(shell $(PKG_CONFIG) --cflags libplist-2.0 2>/dev/null)
+PLIST_LIBS   := $(shell $(PKG_CONFIG) --libs libplist-2.0 2>/dev/null)
+# libplist 2.3 changed plist_from_memory() to take a format out-parameter.
+PLIST_NEW    := $(shell $(PKG_CONFIG) --atleast-version=2.3.0 libplist-2.0 2>/dev/null && echo 1)
+SQLITE_CFLAGS := $(shell $(PKG_CONFIG) --cflags sqlite3 2>/dev/null)
+SQLITE_LIBS   := $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
+CHECK_CFLAGS  := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+OPT      ?= -O2 -g
+CFLAGS   ?=
+CPPFLAGS += -Isrc -I$(BUILD)/gen
+ifeq ($(UNAME_S),Darwin)
+CPPFLAGS += -D_DARWIN_C_SOURCE
+LDLIBS_OS :=
+else
+CPPFLAGS += -D_GNU_SOURCE
+LDLIBS_OS := -ldl -lm
+endif
+ifeq ($(PLIST_NEW),1)
+CPPFLAGS += -DLAUKA_PLIST_2_3
+endif
+SAN_FLAGS :=
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+LK_CFLAGS := -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) $(PLIST_CFLAGS) $(SQLITE_CFLAGS) $(CFLAGS)
+LK_LIBS   := $(PLIST_LIBS) $(SQLITE_LIBS) $(LDLIBS_OS) -lm
+LK_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null)
+CPPFLAGS += -DLAUKA_VERSION='"$(VERSION)"' -DLAUKA_GIT_REV='"$(GIT_REV)"'
+
+# Everything in src/ except main() goes into a static library that the
+# tests link against too.
+SRC      := $(filter-out src/lauka.c,$(wildcard src/*.c))
+OBJ      := $(SRC:src/%.c=$(BUILD)/src/%.o)
+LIB      := $(BUILD)/liblauka.a
+LAUKA    := $(BUILD)/lauka
+
+# Data in catalog/ is embedded: catalog/foo.tsv becomes $(BUILD)/gen/foo.tsv.inc,
+# a C array named foo_tsv.
+CATALOG_DATA := $(filter-out catalog/README.md,$(wildcard catalog/*.sql catalog/*.tsv))
+GEN          := $(CATALOG_DATA:catalog/%=$(BUILD)/gen/%.inc)
+
+UNIT_TEST_SRC  := $(wildcard tests/check_*.c)
+TEST_SUPPORT   := $(wildcard tests/support/*.c)
+ALL_TARGETS    := $(LAUKA)
+CHECK_DEPS     := $(LAUKA) $(BUILD)/check_lauka
+CLEAN_EXTRA    :=
+
+.PHONY: all check test-all test-unit test-cli demo run-demo clean help
+all: build-all
+
+include $(sort $(wildcard mk/*.mk))
+
+build-all: $(ALL_TARGETS)
+
+$(BUILD)/gen/%.inc: catalog/% scripts/embed.sh
+	@mkdir -p $(@D)
+	$(Q)sh scripts/embed.sh $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/src/%.o: src/%.c | $(GEN)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(LK_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(OBJ)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LAUKA): $(BUILD)/src/lauka.o $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LK_LDFLAGS) -o $@ $^ $(LK_LIBS)
+
+# Unit tests: one runner; each tests/check_*.c exports `Suite *NAME_suite(void)`
+# and the list of suites is generated, so adding a file is enough.
+$(BUILD)/gen/suites.h: $(UNIT_TEST_SRC)
+	@mkdir -p $(@D)
+	$(Q)sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void).*/SUITE(\1)/p' $(filter-out tests/check_main.c,$(UNIT_TEST_SRC)) > $@.tmp && mv $@.tmp $@
+
+TEST_OBJ := $(UNIT_TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_SUPPORT:tests/%.c=$(BUILD)/tests/%.o)
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/gen/suites.h | $(GEN)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) -Itests $(LK_CFLAGS) $(CHECK_CFLAGS) -DLAUKA_SRCDIR='"$(CURDIR)"' -DLAUKA_BUILD='"$(abspath $(BUILD))"' -MMD -MP -c $< -o $@
+
+$(BUILD)/check_lauka: $(TEST_OBJ) $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LK_LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(CHECK_LIBS) $(LK_LIBS)
+
+# `make check` is what CI and the README run: it installs what is missing
+# (scripts/deps.sh says what), then runs the unit and CLI tests.
+check:
+	$(Q)sh scripts/deps.sh check
+	$(Q)$(MAKE) --no-print-directory test-all
+
+test-all: $(CHECK_DEPS)
+	$(Q)$(MAKE) --no-print-directory test-unit
+	$(Q)$(MAKE) --no-print-directory test-cli
+
+test-unit: $(BUILD)/check_lauka
+	$(Q)cd $(BUILD) && LAUKA_SRCDIR=$(CURDIR) ./check_lauka
+
+test-cli: $(CHECK_DEPS)
+	$(Q)sh tests/cli/run.sh $(abspath $(BUILD))
+
+demo:
+	$(Q)sh scripts/deps.sh demo
+	$(Q)$(MAKE) --no-print-directory run-demo
+
+clean:
+	rm -rf build build-san $(CLEAN_EXTRA)
+
+help:
+	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+
+-include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/src/lauka.d

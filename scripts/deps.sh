@@ -1,0 +1,74 @@
+#!/bin/sh
+# Install what lauka needs, and say what is installed.  Used by `make check`
+# and `make demo`; a plain `make` never installs anything.
+#
+#   scripts/deps.sh build   libraries to build lauka
+#   scripts/deps.sh check   + check, valgrind, plistutil, perf, hyperfine, qemu,
+#                             the aarch64 cross compiler (tests skip what is absent)
+#   scripts/deps.sh demo    build + valgrind
+#
+# Debian/Ubuntu: apt-get, as root or through sudo.  macOS: Homebrew.
+set -eu
+what=${1:-build}
+
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+missing=""
+need_pkg() { # debian-package test...
+	pkg=$1; shift
+	if ! "$@"; then missing="$missing $pkg"; fi
+}
+
+case "$(uname -s)" in
+Darwin)
+	brew_missing=""
+	for f in pkg-config libplist sqlite check; do
+		brew list --versions "$f" >/dev/null 2>&1 || brew_missing="$brew_missing $f"
+	done
+	if [ -n "$brew_missing" ]; then
+		echo "deps: installing with Homebrew:$brew_missing"
+		brew install $brew_missing
+	fi
+	exit 0 ;;
+esac
+
+need_pkg pkg-config have pkg-config
+need_pkg make have make
+need_pkg gcc have cc
+need_pkg libplist-dev have_pc libplist-2.0
+need_pkg libsqlite3-dev have_pc sqlite3
+case "$what" in
+check)
+	need_pkg check have_pc check
+	need_pkg libplist-utils have plistutil
+	need_pkg valgrind have valgrind
+	need_pkg linux-perf have perf
+	need_pkg hyperfine have hyperfine
+	need_pkg qemu-user have qemu-aarch64
+	need_pkg gcc-aarch64-linux-gnu have aarch64-linux-gnu-gcc
+	need_pkg binutils have objdump
+	need_pkg npm have npm
+	;;
+demo)
+	need_pkg valgrind have valgrind ;;
+esac
+
+[ -z "$missing" ] && exit 0
+if ! have apt-get; then
+	echo "deps: missing:$missing; install them with your package manager" >&2
+	exit 1
+fi
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+	if have sudo; then sudo=sudo; else
+		echo "deps: missing:$missing; run as root: apt-get install$missing" >&2
+		exit 1
+	fi
+fi
+echo "deps: installing with apt-get:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists yet; refresh them once.
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps: done"

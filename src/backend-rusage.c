@@ -1,0 +1,114 @@
+/*
+ * backend-rusage.c: the always-on measurements every OS gives without
+ * privileges: wall time and what wait4() reports for the reaped child.
+ *
+ * peak_rss is the child's own ru_maxrss from wait4 (kilobytes on Linux,
+ * bytes on macOS), so each run has its own peak rather than the maximum
+ * over all runs that getrusage(RUSAGE_CHILDREN) would give.  On Linux the
+ * value can't drop below the RSS lauka had when it forked: exec records the
+ * old address space's high-water mark (exec_mmap -> setmax_mm_hiwater_rss).
+ */
+#include "backend.h"
+#include "error.h"
+#include "util.h"
+
+#include <string.h>
+#include <sys/resource.h>
+
+enum {
+	RU_WALL, RU_PEAK_RSS, RU_USER, RU_SYS, RU_MINFLT, RU_MAJFLT, RU_NVCSW, RU_NIVCSW, RU_COUNT
+};
+
+static const struct {
+	const char *name, *unit, *desc;
+} rusage_events[RU_COUNT] = {
+	[RU_WALL] = { "wall_time", "ns", "Elapsed wall-clock time from fork to exit (monotonic clock)" },
+	[RU_PEAK_RSS] = { "peak_rss", "bytes", "Peak resident set size of the command (wait4 ru_maxrss)" },
+	[RU_USER] = { "user_time", "ns", "CPU time spent in user mode" },
+	[RU_SYS] = { "sys_time", "ns", "CPU time spent in the kernel on the command's behalf" },
+	[RU_MINFLT] = { "minor_faults", NULL, "Page faults served without I/O" },
+	[RU_MAJFLT] = { "major_faults", NULL, "Page faults that needed I/O" },
+	[RU_NVCSW] = { "voluntary_cs", NULL, "Voluntary context switches (waiting for a resource)" },
+	[RU_NIVCSW] = { "involuntary_cs", NULL, "Involuntary context switches (preempted)" },
+};
+
+static const char *const rusage_defaults[] = { "wall_time", "peak_rss", NULL };
+
+struct rusage_priv {
+	struct lk_evsel *sel;
+	size_t n;
+};
+
+static int rusage_catalog(struct lk_pmu *pmu, char *err, size_t len)
+{
+	memset(pmu, 0, sizeof(*pmu));
+	pmu->kind = xstrdup("rusage");
+	pmu->name = xstrdup("rusage");
+	pmu->marketing_name = xstrdup("process resource usage");
+	pmu->source = xstrdup("builtin");
+	for (size_t i = 0; i < RU_COUNT; i++) {
+		struct lk_event ev = {
+			.name = (char *)rusage_events[i].name,
+			.description = (char *)rusage_events[i].desc,
+			.unit = (char *)rusage_events[i].unit,
+			.number = i,
+			.fixed_counter = -1,
+		};
+		pmu_add_event(pmu, &ev);
+	}
+	return 0;
+}
+
+static int rusage_open(void *priv, struct lk_evsel *sel, size_t n, char *err, size_t len)
+{
+	struct rusage_priv *p = priv;
+	p->sel = sel;
+	p->n = n;
+	for (size_t i = 0; i < n; i++)
+		if (sel[i].ev->number >= RU_COUNT) {
+			lk_errbuf(err, len, "'%s' is not a rusage measurement", sel[i].ev->name);
+			return -LK_EINVAL;
+		}
+	return 0;
+}
+
+static uint64_t tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+static int rusage_read(void *priv, const struct lk_run_info *run, struct lk_counts *out,
+		       char *err, size_t len)
+{
+	struct rusage_priv *p = priv;
+	const struct rusage *ru = run->rusage;
+	for (size_t i = 0; i < p->n; i++) {
+		uint64_t v = 0;
+		switch (p->sel[i].ev->number) {
+		case RU_WALL: v = run->wall_ns; break;
+#ifdef __APPLE__
+		case RU_PEAK_RSS: v = (uint64_t)ru->ru_maxrss; break;
+#else
+		case RU_PEAK_RSS: v = (uint64_t)ru->ru_maxrss * 1024u; break;
+#endif
+		case RU_USER: v = tv_ns(ru->ru_utime); break;
+		case RU_SYS: v = tv_ns(ru->ru_stime); break;
+		case RU_MINFLT: v = (uint64_t)ru->ru_minflt; break;
+		case RU_MAJFLT: v = (uint64_t)ru->ru_majflt; break;
+		case RU_NVCSW: v = (uint64_t)ru->ru_nvcsw; break;
+		case RU_NIVCSW: v = (uint64_t)ru->ru_nivcsw; break;
+		}
+		out[i] = (struct lk_counts){ .value = v, .enabled = 1, .running = 1, .supported = true };
+	}
+	return 0;
+}
+
+const struct lk_backend backend_rusage_ops = {
+	.name = "rusage",
+	.desc = "wall time and wait4() resource usage; always on, no privileges",
+	.priv_size = sizeof(struct rusage_priv),
+	.catalog = rusage_catalog,
+	.defaults = rusage_defaults,
+	.open = rusage_open,
+	.read = rusage_read,
+};

@@ -1,0 +1,87 @@
+/* backend.c: the registry of compiled-in counter sources and their lifecycle glue. */
+#include "backend.h"
+#include "error.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct lk_backend backend_rusage_ops;
+
+/* Best first: backend_default() takes the first one whose detect() passes. */
+const struct lk_backend *const lk_backends[] = {
+	&backend_rusage_ops,
+	NULL,
+};
+
+const struct lk_backend *backend_rusage(void)
+{
+	return &backend_rusage_ops;
+}
+
+const struct lk_backend *backend_find(const char *name)
+{
+	for (size_t i = 0; lk_backends[i]; i++)
+		if (!lk_strcasecmp(lk_backends[i]->name, name))
+			return lk_backends[i];
+	return NULL;
+}
+
+const struct lk_backend *backend_default(void)
+{
+	char why[256];
+	for (size_t i = 0; lk_backends[i]; i++) {
+		const struct lk_backend *b = lk_backends[i];
+		if (b == &backend_rusage_ops || !b->defaults)
+			continue;
+		if (!b->detect || b->detect(why, sizeof(why)) == 0)
+			return b;
+	}
+	return NULL;
+}
+
+int backend_inst_open(struct backend_inst *bi, const struct lk_backend *ops,
+		      struct lk_evsel *sel, size_t n, char *err, size_t len)
+{
+	memset(bi, 0, sizeof(*bi));
+	bi->ops = ops;
+	bi->sel = sel;
+	bi->nsel = n;
+	bi->priv = ops->priv_size ? xcalloc(1, ops->priv_size) : NULL;
+	if (ops->open) {
+		int r = ops->open(bi->priv, sel, n, err, len);
+		if (r < 0) {
+			free(bi->priv);
+			bi->priv = NULL;
+			bi->ops = NULL;
+			return r;
+		}
+	}
+	return 0;
+}
+
+void backend_inst_close(struct backend_inst *bi)
+{
+	if (!bi || !bi->ops)
+		return;
+	if (bi->ops->close)
+		bi->ops->close(bi->priv);
+	free(bi->priv);
+	bi->priv = NULL;
+	bi->ops = NULL;
+}
+
+void counts_scale(struct lk_counts *c)
+{
+	if (!c->supported)
+		return;
+	if (c->enabled && c->running == 0) {
+		c->value = 0;
+		c->scaled = true;
+		c->coverage = 0;
+	} else if (c->running && c->running < c->enabled) {
+		c->value = (uint64_t)((double)c->value * (double)c->enabled / (double)c->running + 0.5);
+		c->scaled = true;
+		c->coverage = (double)c->running / (double)c->enabled;
+	}
+}

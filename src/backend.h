@@ -1,0 +1,106 @@
+/*
+ * backend.h: the one interface every counter source implements.
+ *
+ * A backend is one file (backend-<name>.c) defining one `const struct
+ * lk_backend`.  The runner drives it through the life of each measured run:
+ *
+ *   open(events)                         once per command set
+ *   for each run:
+ *     wrap_argv(argv)                    optional: run the command under a tool
+ *     fork; child blocks on a gate pipe
+ *     attach(pid)                        counters on the child, before it execs
+ *     release gate; child execs
+ *     exited(pid)                        child is a zombie, not yet reaped
+ *     reap (wait4)
+ *     read(counts)                       one lk_counts per event
+ *     detach()                           per-run cleanup
+ *   close()                              always, on every exit path
+ *
+ * Counts are always {value, enabled, running} so multiplexing and "not
+ * supported" are handled in one place (counts_scale()).  Optional ops may be
+ * NULL; backend_call_*() wrappers make that invisible to callers.
+ */
+#ifndef LAUKA_BACKEND_H
+#define LAUKA_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmu.h"
+
+struct lk_counts {
+	uint64_t value;
+	uint64_t enabled;	/* time (ns) the event was enabled; 0 with running = not counted */
+	uint64_t running;	/* time (ns) it was actually on a counter */
+	bool supported;
+	bool scaled;		/* value was extrapolated (multiplexing, sampling coverage) */
+	double coverage;	/* fraction counted, 0..1, meaningful when scaled */
+};
+
+/* One event requested for measurement. */
+struct lk_evsel {
+	const struct lk_event *ev;	/* borrowed from the catalogue */
+	int counter;			/* counter chosen by the scheduler, -1 = any */
+	bool explicit;			/* the user named it: failure is an error */
+	int err;			/* set by open(): 0, or -LK_E* when it cannot count */
+	char why[160];			/* reason when err != 0 */
+};
+
+struct lk_run_info {
+	pid_t pid;
+	int status;			/* wait status */
+	uint64_t wall_ns;
+	const void *rusage;		/* struct rusage * of the reaped child */
+};
+
+struct lk_backend {
+	const char *name;
+	const char *desc;
+	size_t priv_size;
+	/* 0 if usable here; otherwise -LK_E* and a reason such as "valgrind not found in PATH". */
+	int (*detect)(char *why, size_t len);
+	/* The event catalogue of this machine for this backend (no database involved). */
+	int (*catalog)(struct lk_pmu *out, char *err, size_t len);
+	/* Names of the events measured when the user gives no -m. */
+	const char *const *defaults;
+	int (*open)(void *priv, struct lk_evsel *sel, size_t n, char *err, size_t len);
+	/*
+	 * Run the command under a tool: return a malloc'd, NULL-terminated argv
+	 * (each string malloc'd, [0] an absolute path) that the runner frees, or
+	 * NULL to run argv as is.
+	 */
+	char **(*wrap_argv)(void *priv, char *const argv[]);
+	int (*attach)(void *priv, pid_t pid, char *err, size_t len);
+	void (*exited)(void *priv, pid_t pid);
+	int (*read)(void *priv, const struct lk_run_info *run, struct lk_counts *out, char *err, size_t len);
+	void (*detach)(void *priv);
+	void (*close)(void *priv);
+};
+
+/* A backend with its private state, as the runner and the commands hold it. */
+struct backend_inst {
+	const struct lk_backend *ops;
+	void *priv;
+	struct lk_evsel *sel;
+	size_t nsel;
+};
+
+/* All compiled-in backends, NULL-terminated, best first. */
+extern const struct lk_backend *const lk_backends[];
+
+const struct lk_backend *backend_find(const char *name);
+/* The counter backend used when --backend is not given (may be NULL: rusage only). */
+const struct lk_backend *backend_default(void);
+/* The backend that is always on (rusage). */
+const struct lk_backend *backend_rusage(void);
+
+int backend_inst_open(struct backend_inst *bi, const struct lk_backend *ops,
+		      struct lk_evsel *sel, size_t n, char *err, size_t len);
+void backend_inst_close(struct backend_inst *bi);
+
+/* Apply multiplexing scaling: value * enabled / running, marking scaled. */
+void counts_scale(struct lk_counts *c);
+
+#endif

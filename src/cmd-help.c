@@ -1,0 +1,161 @@
+/*
+ * cmd-help.c: `lauka help [verb]` and the usage text of every verb.
+ *
+ *   $ lauka help counters
+ *   usage: lauka counters [--details] [--no-headers] [--pmu NAME] ...
+ */
+#include "builtin.h"
+#include "error.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char overview[] =
+	"lauka: hardware performance counters, compared across commands\n"
+	"\n"
+	"usage: lauka [options] -- '<cmd1>' ['<cmd2>' ...]     (same as lauka record)\n"
+	"       lauka record [options] -- '<cmd1>' ['<cmd2>' ...]\n"
+	"       lauka counters [--details] [--no-headers]\n"
+	"       lauka calibrate [--backend NAME] [--quick]\n"
+	"       lauka version\n"
+	"       lauka help [verb]\n"
+	"\n"
+	"verbs:\n"
+	"  record      run commands N times; statistics per command, deltas against the first\n"
+	"  counters    list this machine's events, their constraints and calibration verdicts\n"
+	"  calibrate   validate every counter with probe workloads of known behaviour\n"
+	"  version     version, build features and which counter backends work here\n"
+	"  help        show help for a verb\n"
+	"\n"
+	"exit codes: 0 success, 1 usage error, 2 counter scheduling or collection error,\n"
+	"otherwise the first failing command's exit code (128 + N when killed by signal N).\n";
+
+static const char record_usage[] =
+	"usage: lauka [record] [options] -- '<cmd1>' ['<cmd2>' ...]\n"
+	"\n"
+	"Run each command (all its warm-ups and runs, then the next command) and print\n"
+	"one block of statistics per command; later commands get a delta against the first.\n"
+	"Each argument after '--' is one command, split with shell-like quoting and run\n"
+	"without a shell; use sh -c '...' for pipes, redirections or variables.\n"
+	"\n"
+	"options:\n"
+	"  -n, --runs N            measured runs per command (default 3, minimum 3)\n"
+	"      --warmup N          unmeasured runs before the measured ones (default 0)\n"
+	"  -m, --measurements L    comma-separated events or aliases (see lauka counters)\n"
+	"      --backend NAME      counter source: perf, valgrind, kperf, rusage (default: best available)\n"
+	"      --color WHEN        auto (default), never or ansi\n"
+	"      --show-output       let the commands write to the terminal\n"
+	"      --db PATH           the catalogue database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"wall_time and peak_rss are always measured.\n"
+	"\n"
+	"examples:\n"
+	"  lauka -- 'gzip -k -f big.txt'\n"
+	"  lauka -n 9 -m cycles,instructions,branch-misses -- './old --opt=0' './new --opt=1'\n"
+	"  lauka --backend valgrind -m Ir,D1mr -- './prog 1000'\n";
+
+static const char counters_usage[] =
+	"usage: lauka counters [options]\n"
+	"\n"
+	"List the events of this machine from lauka's catalogue (built on first use).\n"
+	"\n"
+	"options:\n"
+	"  -d, --details           add constraints (incompat), calibration verdict and description\n"
+	"      --no-headers        leave out the header line\n"
+	"      --backend NAME      whose events to list (default: best available)\n"
+	"      --pmu NAME          show another imported catalogue (e.g. a14, as3)\n"
+	"      --import PATH       import kpep plists (a file or a directory of them)\n"
+	"      --db PATH           the catalogue database\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"examples:\n"
+	"  lauka counters\n"
+	"  lauka counters --details\n"
+	"  lauka counters --import /usr/share/kpep --pmu a14 --details\n";
+
+static const char calibrate_usage[] =
+	"usage: lauka calibrate [options]\n"
+	"\n"
+	"Run probe workloads of known behaviour (alu, chase, branch) at 1x and 4x scale,\n"
+	"measure every schedulable event, and store a verdict per event.\n"
+	"\n"
+	"options:\n"
+	"      --backend NAME      counter source to calibrate (default: best available)\n"
+	"      --quick             smaller probe scales\n"
+	"      --db PATH           the catalogue database\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"examples:\n"
+	"  lauka calibrate --backend valgrind --quick\n"
+	"  lauka calibrate\n";
+
+static const char version_usage[] =
+	"usage: lauka version\n"
+	"\n"
+	"Print the version, and for each compiled-in backend whether it works here and why not.\n";
+
+static const char help_usage[] =
+	"usage: lauka help [verb]\n";
+
+static const struct {
+	const char *verb, *text;
+} texts[] = {
+	{ "record", record_usage },
+	{ "counters", counters_usage },
+	{ "calibrate", calibrate_usage },
+	{ "version", version_usage },
+	{ "help", help_usage },
+};
+
+int help_show(const char *verb)
+{
+	if (!verb || !*verb) {
+		fputs(overview, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++)
+		if (!strcmp(texts[i].verb, verb)) {
+			fputs(texts[i].text, stdout);
+			return 0;
+		}
+	return -1;
+}
+
+void help_hint(const char *verb)
+{
+	if (verb)
+		fprintf(stderr, "tip: see 'lauka %s --help'\n", verb);
+	else
+		fputs("tip: see 'lauka help'\n", stderr);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc > 2) {
+		error("help takes at most one verb");
+		return EXIT_USAGE;
+	}
+	if (help_show(argc > 1 ? argv[1] : NULL) < 0) {
+		error("no help for unknown verb '%s'", argv[1]);
+		help_hint(NULL);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* stats.c: mean, standard deviation, quartiles and Tukey outliers. */
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double stats_quantile(const double *sorted, size_t n, double p)
+{
+	if (!n)
+		return 0;
+	double h = (double)(n - 1) * p;
+	size_t lo = (size_t)floor(h);
+	if (lo + 1 >= n)
+		return sorted[n - 1];
+	return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+void stats_compute(const double *v, size_t n, struct lk_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	if (!n)
+		return;
+	double *s = xmalloc(n * sizeof(*s));
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+
+	/* Welford's update: numerically stable for large counts with small spread. */
+	double mean = 0, m2 = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d = v[i] - mean;
+		mean += d / (double)(i + 1);
+		m2 += d * (v[i] - mean);
+	}
+	out->mean = mean;
+	out->sd = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
+	out->min = s[0];
+	out->max = s[n - 1];
+	out->q1 = stats_quantile(s, n, 0.25);
+	out->median = stats_quantile(s, n, 0.5);
+	out->q3 = stats_quantile(s, n, 0.75);
+	double iqr = out->q3 - out->q1;
+	double lo = out->q1 - 1.5 * iqr, hi = out->q3 + 1.5 * iqr;
+	for (size_t i = 0; i < n; i++)
+		out->outliers += s[i] < lo || s[i] > hi;
+	free(s);
+}
