@@ -7,9 +7,11 @@
 #include <string.h>
 
 extern const struct lk_backend backend_rusage_ops;
+extern const struct lk_backend backend_valgrind;
 
 /* Best first: backend_default() takes the first one whose detect() passes. */
 const struct lk_backend *const lk_backends[] = {
+	&backend_valgrind,
 	&backend_rusage_ops,
 	NULL,
 };
