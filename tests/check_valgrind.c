@@ -1,0 +1,135 @@
+/*
+ * check_valgrind.c: the valgrind backend's pure parts: the embedded event
+ * list and the parser of cachegrind (and callgrind) output files, against
+ * real files in tests/fixtures/valgrind/.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend-valgrind.h"
+#include "error.h"
+#include "util.h"
+
+static const char *const all13[] = { "Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
+				     "D1mw", "DLmw", "Bc", "Bcm", "Bi", "Bim" };
+
+static char *fixture(const char *name, size_t *len)
+{
+	char path[1024], *buf = NULL;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/valgrind/%s", LAUKA_SRCDIR, name);
+	ck_assert_msg(lk_read_file(path, 1 << 24, &buf, len) == 0, "cannot read %s", path);
+	return buf;
+}
+
+static const struct {
+	const char *file;
+	const char *names[4];
+	uint64_t want[4];
+	uint64_t missing;
+} parse_cases[] = {
+	/* cachegrind: the summary line, zipped with events by name, any order */
+	{ "cachegrind-alu.out", { "Ir", "Bc", "Bim", "D1mr" }, { 2110994, 1020148, 176, 1212 }, 0 },
+	{ "cachegrind-alu.out", { "DLmw", "Ir", NULL }, { 351, 2110994 }, 0 },
+	/* callgrind orders events differently and its totals: line wins over summary: */
+	{ "callgrind.out", { "Ir", "I1mr", "D1mr", "Bcm" }, { 230132860, 1289, 9990975, 9972225 }, 0 },
+	/* --cache-sim=no: only Ir exists; the others are missing, not zero */
+	{ "nosim.out", { "Ir", "D1mr", "Bcm", NULL }, { 2109506, 0, 0 }, 0x6 },
+};
+
+START_TEST(test_parse_table)
+{
+	size_t len, n = 0;
+	char *buf = fixture(parse_cases[_i].file, &len);
+	while (n < 4 && parse_cases[_i].names[n])
+		n++;
+	uint64_t sums[4] = { 0 }, missing = 0;
+	char err[256] = "";
+	ck_assert_int_eq(valgrind_parse_out(buf, len, parse_cases[_i].names, n, sums, &missing, err, sizeof(err)), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(sums[i] == parse_cases[_i].want[i], "%s %s: got %llu want %llu", parse_cases[_i].file,
+			      parse_cases[_i].names[i], (unsigned long long)sums[i],
+			      (unsigned long long)parse_cases[_i].want[i]);
+	ck_assert_uint_eq(missing, parse_cases[_i].missing);
+	free(buf);
+}
+END_TEST
+
+/* Per-process files are summed: parsing twice adds. */
+START_TEST(test_parse_sums)
+{
+	size_t len;
+	char *buf = fixture("cachegrind-alu.out", &len);
+	uint64_t sums[13] = { 0 };
+	char err[256];
+	ck_assert_int_eq(valgrind_parse_out(buf, len, all13, 13, sums, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(valgrind_parse_out(buf, len, all13, 13, sums, NULL, err, sizeof(err)), 0);
+	ck_assert_uint_eq(sums[0], 2 * 2110994ull);
+	ck_assert_uint_eq(sums[12], 2 * 176ull);
+	free(buf);
+}
+END_TEST
+
+static const struct {
+	const char *file, *why;
+} bad_cases[] = {
+	{ "garbage.out", "no 'events:' line" },
+	{ "truncated.out", "no 'summary:' line" },
+	{ "short.out", "fewer numbers" },
+};
+
+START_TEST(test_parse_bad)
+{
+	size_t len;
+	char *buf = fixture(bad_cases[_i].file, &len);
+	uint64_t sums[13] = { 0 };
+	char err[256] = "";
+	ck_assert_int_eq(valgrind_parse_out(buf, len, all13, 13, sums, NULL, err, sizeof(err)), -LK_EINVAL);
+	ck_assert_msg(strstr(err, bad_cases[_i].why), "%s: '%s'", bad_cases[_i].file, err);
+	for (size_t i = 0; i < 13; i++)
+		ck_assert_uint_eq(sums[i], 0);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_catalog)
+{
+	struct lk_pmu pmu;
+	char err[256];
+	ck_assert_int_eq(valgrind_catalog(&pmu, err, sizeof(err)), 0);
+	ck_assert_str_eq(pmu.kind, "valgrind");
+	ck_assert_str_eq(pmu.name, "valgrind");
+	ck_assert_uint_eq(pmu.nevents, 13);
+	for (size_t i = 0; i < 13; i++) {
+		ck_assert_str_eq(pmu.events[i].name, all13[i]);
+		ck_assert_uint_eq(pmu.events[i].number, i);
+		ck_assert_ptr_nonnull(pmu.events[i].description);
+		ck_assert_uint_gt(strlen(pmu.events[i].description), 10);
+	}
+	static const char *const alias[][2] = {
+		{ "instructions", "Ir" }, { "branch-misses", "Bcm" }, { "BRANCHES", "Bc" },
+		{ "cache-misses", "DLmr" }, { "L1-dcache-load-misses", "D1mr" }, { "ir", "Ir" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(alias); i++) {
+		const struct lk_event *ev = pmu_find(&pmu, alias[i][0]);
+		ck_assert_msg(ev != NULL, "%s", alias[i][0]);
+		ck_assert_str_eq(ev->name, alias[i][1]);
+	}
+	pmu_release(&pmu);
+}
+END_TEST
+
+extern Suite *valgrind_suite(void);
+Suite *valgrind_suite(void)
+{
+	Suite *s = suite_create("valgrind");
+	TCase *tc = tcase_create("parse");
+	tcase_add_loop_test(tc, test_parse_table, 0, ARRAY_SIZE(parse_cases));
+	tcase_add_test(tc, test_parse_sums);
+	tcase_add_loop_test(tc, test_parse_bad, 0, ARRAY_SIZE(bad_cases));
+	tcase_add_test(tc, test_catalog);
+	suite_add_tcase(s, tc);
+	return s;
+}
