@@ -8,9 +8,15 @@
 
 extern const struct lk_backend backend_rusage_ops;
 extern const struct lk_backend backend_valgrind;
+#ifdef __linux__
+extern const struct lk_backend backend_perf;
+#endif
 
 /* Best first: backend_default() takes the first one whose detect() passes. */
 const struct lk_backend *const lk_backends[] = {
+#ifdef __linux__
+	&backend_perf,
+#endif
 	&backend_valgrind,
 	&backend_rusage_ops,
 	NULL,
