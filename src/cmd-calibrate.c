@@ -1,11 +1,545 @@
-/* cmd-calibrate.c: `lauka calibrate` (probes and verdicts; see issue 4). */
+/*
+ * cmd-calibrate.c: `lauka calibrate [--backend B] [--quick] [--db PATH]`.
+ *
+ * Runs the probe workloads (build/lauka-probe) under a backend, measuring
+ * every schedulable event of its catalogue in as many passes as the
+ * scheduler needs, and judges each event against catalog/expectations.tsv
+ * (the rules and the arithmetic are in calib.c).  Verdicts and the full
+ * per-probe responses go into the database with machine, backend and date;
+ * `lauka counters --details` shows them and `lauka record` warns about
+ * events that failed.
+ *
+ * Each probe runs once unmeasured first (a warm-up: frequency scaling,
+ * page cache), then per pass at scale 1, 1x and 4x (calib.h says why three).
+ *
+ *   $ lauka calibrate --backend valgrind --quick
+ *   event  verdict    profile            alu     chase   branch  store   expected
+ *   Ir     validated  work-like          2       3       8.5     9       alu 2 ±0.001; chase 3 ±0.001
+ *   ...
+ *   13 events: 10 validated, 0 failed, 3 silent, 0 linear, 0 unsupported, 0 unschedulable
+ */
+#include "backend.h"
 #include "builtin.h"
+#include "calib.h"
+#include "catalog.h"
+#include "db.h"
 #include "error.h"
+#include "runner.h"
+#include "sched.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#endif
+
+struct cal_opts {
+	const char *backend, *db;
+	bool quick;
+};
+
+/* What was measured for one catalogue event. */
+struct cal_event {
+	const struct lk_event *ev;
+	enum calib_state state;
+	char why[160];			/* reason when unsupported or unschedulable */
+	struct calib_counts counts[CALIB_MAX_PROBES];
+	struct calib_result res;
+};
+
+struct cal_run {
+	const struct lk_backend *be;
+	const struct calib_scale *scales;
+	size_t nprobes;
+	char probe[PATH_MAX];
+	struct runner run;
+	bool progress;
+};
+
+static int usage_error(void)
+{
+	help_hint("calibrate");
+	return EXIT_USAGE;
+}
+
+static int parse_options(int argc, char **argv, struct cal_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **dst = NULL;
+		const char *name = NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return help_show("calibrate"), 1;
+		if (!strcmp(a, "--quick")) {
+			o->quick = true;
+			continue;
+		}
+		if (!strncmp(a, "--backend", 9))
+			dst = &o->backend, name = "--backend";
+		else if (!strncmp(a, "--db", 4))
+			dst = &o->db, name = "--db";
+		size_t nl = name ? strlen(name) : 0;
+		if (name && a[nl] == '=') {
+			*dst = a + nl + 1;
+			continue;
+		}
+		if (name && !a[nl]) {
+			if (i + 1 >= argc) {
+				error("option '%s' needs a value", name);
+				return -1;
+			}
+			*dst = argv[++i];
+			continue;
+		}
+		error(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+		return -1;
+	}
+	return 0;
+}
+
+static int choose_backend(const struct cal_opts *o, const struct lk_backend **out)
+{
+	const char *name = o->backend ? o->backend : getenv("LAUKA_BACKEND");
+	const struct lk_backend *b;
+	if (!name || !*name) {
+		b = backend_default();
+		if (!b) {
+			error("no counter backend works here");
+			tip("see 'lauka version' for why each is disabled; 'lauka calibrate --backend valgrind' needs only valgrind");
+			return -EXIT_COUNTERS;
+		}
+		*out = b;
+		return 0;
+	}
+	b = backend_find(name);
+	if (!b) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; lk_backends[i]; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", lk_backends[i]->name);
+		error("unknown backend '%s'", name);
+		tip("backends built into this lauka: %s", strbuf_str(&sb));
+		strbuf_release(&sb);
+		return -EXIT_USAGE;
+	}
+	char why[512] = "";
+	int r = b->detect ? b->detect(why, sizeof(why)) : 0;
+	if (r < 0) {
+		error("backend '%s' cannot run here: %s", b->name, why[0] ? why : lk_strerror(r));
+		return -EXIT_COUNTERS;
+	}
+	*out = b;
+	return 0;
+}
+
+/* $LAUKA_PROBE, else lauka-probe next to the running lauka binary. */
+static int find_probe(char *buf, size_t len)
+{
+	const char *env = getenv("LAUKA_PROBE");
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		if (access(buf, X_OK) < 0) {
+			error("LAUKA_PROBE='%s' is not an executable file", env);
+			return -1;
+		}
+		return 0;
+	}
+	char self[PATH_MAX] = "";
+#ifdef __APPLE__
+	uint32_t size = sizeof(self);
+	char raw[PATH_MAX];
+	if (_NSGetExecutablePath(raw, &size) != 0 || !realpath(raw, self))
+		self[0] = '\0';
+#else
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+#endif
+	char *slash = strrchr(self, '/');
+	if (!slash) {
+		error("cannot tell where the lauka binary is, to find 'lauka-probe' next to it");
+		fix("set LAUKA_PROBE=/path/to/lauka-probe");
+		return -1;
+	}
+	*slash = '\0';
+	snprintf(buf, len, "%s/lauka-probe", self);
+	if (access(buf, X_OK) < 0) {
+		error("the probe program '%s' is missing", buf);
+		fix("build it with 'make', or set LAUKA_PROBE=/path/to/lauka-probe");
+		return -1;
+	}
+	return 0;
+}
+
+static void progress(const struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what)
+{
+	if (!cr->progress)
+		return;
+	if (npasses > 1)
+		fprintf(stderr, "\r\033[K[pass %zu/%zu] %s %s", pass + 1, npasses, probe, what);
+	else
+		fprintf(stderr, "\r\033[K%s %s", probe, what);
+	fflush(stderr);
+}
+
+static void progress_clear(const struct cal_run *cr)
+{
+	if (cr->progress) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/* Run one probe once; returns 0, or -1 after printing why. */
+static int run_probe(struct cal_run *cr, size_t p, uint64_t n, struct backend_inst *bi,
+		     struct lk_counts *counts)
+{
+	const struct calib_scale *s = &cr->scales[p];
+	char scale[32];
+	snprintf(scale, sizeof(scale), "%llu", (unsigned long long)n);
+	char *argv[] = { cr->probe, (char *)s->probe, scale, (char *)s->arg, NULL };
+	struct runner_result res;
+	char err[512] = "";
+	struct lk_counts *cv[1] = { counts };
+	if (runner_run(&cr->run, cr->probe, argv, bi, bi ? 1 : 0, cv, &res, err, sizeof(err)) < 0) {
+		progress_clear(cr);
+		error("measuring probe '%s %s': %s", s->probe, scale, err);
+		return -1;
+	}
+	if (runner_interrupted)
+		return -1;
+	if (res.exec_errno || res.exit_code) {
+		progress_clear(cr);
+		if (res.exec_errno)
+			error("cannot execute '%s': %s", cr->probe, strerror(res.exec_errno));
+		else
+			error("probe '%s %s' failed with exit code %d", s->probe, scale, res.exit_code);
+		if (res.tail[0])
+			fprintf(stderr, "stderr of the probe:\n%s%s", res.tail,
+				res.tail[strlen(res.tail) - 1] == '\n' ? "" : "\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void mark(struct cal_event *e, enum calib_state st, const char *why)
+{
+	e->state = st;
+	snprintf(e->why, sizeof(e->why), "%s", why && *why ? why : "not counted");
+}
+
+/*
+ * Measure one pass: open the backend on its events, dropping the ones it
+ * cannot count (marked unsupported), then every probe at scale 1, 1x, 4x.
+ */
+static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, size_t pass, size_t npasses)
+{
+	struct lk_evsel *sel = xcalloc(n ? n : 1, sizeof(*sel));
+	struct cal_event **live = xcalloc(n ? n : 1, sizeof(*live));
+	size_t nlive = 0;
+	for (size_t i = 0; i < n; i++)
+		live[nlive++] = evs[i];
+	struct backend_inst bi;
+	bool open = false;
+	char err[512] = "";
+	while (nlive) {
+		for (size_t i = 0; i < nlive; i++) {
+			memset(&sel[i], 0, sizeof(sel[i]));
+			sel[i].ev = live[i]->ev;
+			sel[i].counter = -1;
+		}
+		if (backend_inst_open(&bi, cr->be, sel, nlive, err, sizeof(err)) < 0) {
+			for (size_t i = 0; i < nlive; i++)
+				mark(live[i], CALIB_UNSUPPORTED, err);
+			nlive = 0;
+			break;
+		}
+		size_t kept = 0;
+		for (size_t i = 0; i < nlive; i++) {
+			if (sel[i].err)
+				mark(live[i], CALIB_UNSUPPORTED, sel[i].why[0] ? sel[i].why : lk_strerror(sel[i].err));
+			else
+				live[kept++] = live[i];
+		}
+		if (kept == nlive) {
+			open = true;
+			break;
+		}
+		backend_inst_close(&bi);
+		nlive = kept;
+	}
+	int ret = 0;
+	struct lk_counts *counts = xcalloc(nlive ? nlive : 1, sizeof(*counts));
+	for (size_t p = 0; open && p < cr->nprobes && ret == 0; p++) {
+		uint64_t n1 = cr->scales[p].n;
+		const uint64_t scale[3] = { 1, n1, 4 * n1 };
+		static const char *const what[3] = { "baseline", "1x", "4x" };
+		for (int k = 0; k < 3 && ret == 0; k++) {
+			progress(cr, pass, npasses, cr->scales[p].probe, what[k]);
+			if (run_probe(cr, p, scale[k], &bi, counts) < 0) {
+				ret = -1;
+				break;
+			}
+			for (size_t i = 0; i < nlive; i++) {
+				struct lk_counts *c = &counts[i];
+				struct calib_counts *cc = &live[i]->counts[p];
+				counts_scale(c);
+				if (!c->supported || (c->enabled && !c->running)) {
+					if (live[i]->state == CALIB_MEASURED)
+						mark(live[i], CALIB_UNSUPPORTED, "the backend counted nothing");
+					continue;
+				}
+				cc->n = n1;
+				double v = (double)c->value;
+				if (k == 0)
+					cc->c0 = v;
+				else if (k == 1)
+					cc->c1 = v;
+				else
+					cc->c4 = v;
+			}
+		}
+	}
+	if (open)
+		backend_inst_close(&bi);
+	free(counts);
+	free(sel);
+	free(live);
+	return ret;
+}
+
+static void fmt_response(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) < 5e-5)
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void print_table(const struct cal_run *cr, struct cal_event *evs, size_t n)
+{
+	size_t wname = strlen("event"), wver = strlen("verdict"), wprof = strlen("profile");
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(evs[i].ev->name);
+		wname = l > wname ? l : wname;
+		l = strlen(evs[i].res.verdict);
+		wver = l > wver ? l : wver;
+		l = strlen(evs[i].res.profile);
+		wprof = l > wprof ? l : wprof;
+	}
+	printf("%-*s  %-*s  %-*s", (int)wname, "event", (int)wver, "verdict", (int)wprof, "profile");
+	for (size_t p = 0; p < cr->nprobes; p++)
+		printf("  %-9s", cr->scales[p].probe);
+	printf("  expected\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct calib_result *r = &evs[i].res;
+		printf("%-*s  %-*s  %-*s", (int)wname, evs[i].ev->name, (int)wver, r->verdict, (int)wprof, r->profile);
+		for (size_t p = 0; p < cr->nprobes; p++) {
+			char v[32];
+			fmt_response(v, sizeof(v), r->response[p]);
+			printf("  %-9s", v);
+		}
+		printf("  %s\n", r->expect_text[0] ? r->expect_text : "-");
+	}
+}
+
+/* One line per distinct reason why events could not be measured. */
+static void print_reasons(struct cal_event *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (evs[i].state == CALIB_MEASURED)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = evs[j].state == evs[i].state && !strcmp(evs[j].why, evs[i].why);
+		if (seen)
+			continue;
+		size_t count = 0;
+		for (size_t j = i; j < n; j++)
+			count += evs[j].state == evs[i].state && !strcmp(evs[j].why, evs[i].why);
+		printf("%s (%zu event%s, e.g. '%s'): %s\n", evs[i].res.verdict, count, count == 1 ? "" : "s",
+		       evs[i].ev->name, evs[i].why);
+	}
+}
+
+static int store(struct catalog *cat, const struct lk_backend *be, const struct cal_run *cr,
+		 struct cal_event *evs, size_t n)
+{
+	struct db_verdict *v = xcalloc(n ? n : 1, sizeof(*v));
+	struct db_probe_response *resp = xcalloc((n ? n : 1) * cr->nprobes, sizeof(*resp));
+	for (size_t i = 0; i < n; i++) {
+		struct db_probe_response *r = &resp[i * cr->nprobes];
+		for (size_t p = 0; p < cr->nprobes; p++) {
+			r[p].probe = cr->scales[p].probe;
+			r[p].per_unit_1x = evs[i].res.per_unit_1x[p];
+			r[p].per_unit_4x = evs[i].res.per_unit_4x[p];
+			r[p].expected = evs[i].res.expected[p];
+		}
+		v[i].event = evs[i].ev->name;
+		v[i].verdict = evs[i].res.verdict;
+		v[i].profile = evs[i].res.profile;
+		v[i].resp = r;
+		v[i].nresp = cr->nprobes;
+	}
+	char err[512] = "";
+	int r = db_store_calibration(catalog_db(cat), catalog_pmu(cat)->name, be->name, catalog_machine(cat), v, n,
+				     err, sizeof(err));
+	if (r < 0)
+		error("cannot store the verdicts: %s", err);
+	free(resp);
+	free(v);
+	return r;
+}
 
 int cmd_calibrate(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	error("'lauka calibrate' is being built");
-	return EXIT_USAGE;
+	struct cal_opts o = { 0 };
+	int pr = parse_options(argc, argv, &o);
+	if (pr > 0)
+		return 0;
+	if (pr < 0)
+		return usage_error();
+
+	struct cal_run cr = { 0 };
+	int r = choose_backend(&o, &cr.be);
+	if (r < 0)
+		return -r;
+	if (find_probe(cr.probe, sizeof(cr.probe)) < 0)
+		return EXIT_USAGE;
+
+	int rc = EXIT_COUNTERS;
+	struct catalog *cat = NULL;
+	struct cal_event *evs = NULL;
+	const struct lk_event **list = NULL;
+	struct cal_event **order = NULL;
+	size_t *pass_of = NULL;
+	bool runner_ok = false;
+	struct calib_expectations exp = { 0 };
+	char err[512] = "";
+
+	if (calib_expect_builtin(&exp, err, sizeof(err)) < 0) {
+		error("%s", err);
+		goto out;
+	}
+	struct catalog_opts copts = { .db_path = o.db };
+	if (catalog_open(&cat, cr.be, &copts, err, sizeof(err)) < 0) {
+		error("cannot load the %s event catalogue: %s", cr.be->name, err);
+		goto out;
+	}
+	const struct lk_pmu *pmu = catalog_pmu(cat);
+	size_t n = pmu->nevents;
+	if (!n) {
+		error("the %s catalogue '%s' has no events to calibrate", cr.be->name, pmu->name);
+		goto out;
+	}
+	cr.scales = calib_scales(o.quick, !strcmp(cr.be->name, "valgrind"), &cr.nprobes);
+
+	/* Events the scheduler cannot place even alone never run; the rest go into passes. */
+	evs = xcalloc(n, sizeof(*evs));
+	list = xcalloc(n, sizeof(*list));
+	order = xcalloc(n, sizeof(*order));
+	pass_of = xcalloc(n, sizeof(*pass_of));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		evs[i].ev = &pmu->events[i];
+		int counter;
+		struct sched_conflict conflict;
+		if (sched_assign(pmu, &evs[i].ev, 1, &counter, &conflict) < 0) {
+			mark(&evs[i], CALIB_UNSCHEDULABLE, "no counter of this chip can count it");
+			continue;
+		}
+		list[m] = evs[i].ev;
+		order[m++] = &evs[i];
+	}
+	size_t npasses = sched_passes(pmu, list, m, pass_of);
+
+	struct runner_opts ropts = { .show_output = false, .uid = -1, .gid = -1 };
+	if (runner_init(&cr.run, &ropts, err, sizeof(err)) < 0) {
+		error("%s", err);
+		goto out;
+	}
+	runner_ok = true;
+	runner_signals_install();
+	cr.progress = isatty(STDERR_FILENO);
+
+	printf("calibrating %zu %s events of '%s' (%zu pass%s) with %s%s\n", n, cr.be->name, pmu->name, npasses,
+	       npasses == 1 ? "" : "es", cr.probe, o.quick ? ", quick scales" : "");
+	printf("probes at 1x:");
+	for (size_t p = 0; p < cr.nprobes; p++)
+		printf("%s %s %llu%s%s", p ? "," : "", cr.scales[p].probe, (unsigned long long)cr.scales[p].n,
+		       cr.scales[p].arg ? " over " : "", cr.scales[p].arg ? cr.scales[p].arg : "");
+	printf("; each also at 4x and at 1 (baseline)\n\n");
+	fflush(stdout);
+
+	/* Warm-up: each probe once, unmeasured. */
+	for (size_t p = 0; p < cr.nprobes; p++) {
+		progress(&cr, 0, 1, cr.scales[p].probe, "warm-up");
+		if (run_probe(&cr, p, cr.scales[p].n, NULL, NULL) < 0)
+			goto interrupted;
+	}
+	struct cal_event **sub = xcalloc(m ? m : 1, sizeof(*sub));
+	for (size_t pass = 0; pass < npasses; pass++) {
+		size_t k = 0;
+		for (size_t i = 0; i < m; i++)
+			if (pass_of[i] == pass)
+				sub[k++] = order[i];
+		if (measure_pass(&cr, sub, k, pass, npasses) < 0) {
+			free(sub);
+			goto interrupted;
+		}
+	}
+	free(sub);
+	progress_clear(&cr);
+
+	size_t nval = 0, nfail = 0, nsilent = 0, nlin = 0, nunsup = 0, nunsched = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct calib_expect *checks[32];
+		size_t nc = calib_expect_for(&exp, pmu, evs[i].ev, checks, ARRAY_SIZE(checks));
+		const char *names[CALIB_MAX_PROBES];
+		for (size_t p = 0; p < cr.nprobes; p++)
+			names[p] = cr.scales[p].probe;
+		calib_judge(names, evs[i].counts, cr.nprobes, evs[i].state, checks, nc, &evs[i].res);
+		const char *v = evs[i].res.verdict;
+		nval += !strcmp(v, "validated");
+		nfail += !strncmp(v, "off by", 6) || !strcmp(v, "not linear");
+		nsilent += !strcmp(v, "silent");
+		nlin += !strcmp(v, "linear");
+		nunsup += !strcmp(v, "unsupported");
+		nunsched += !strcmp(v, "unschedulable");
+	}
+	print_table(&cr, evs, n);
+	printf("\n");
+	print_reasons(evs, n);
+	printf("%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), %zu unsupported, "
+	       "%zu unschedulable\n", n, nval, nfail, nsilent, nlin, nunsup, nunsched);
+	fflush(stdout);
+	rc = store(cat, cr.be, &cr, evs, n) < 0 ? EXIT_COUNTERS : 0;
+	if (rc == 0)
+		printf("verdicts stored for machine '%s'; see 'lauka counters --details%s%s'\n", catalog_machine(cat),
+		       strcmp(cr.be->name, backend_default() ? backend_default()->name : "") ? " --backend " : "",
+		       strcmp(cr.be->name, backend_default() ? backend_default()->name : "") ? cr.be->name : "");
+	goto out;
+
+interrupted:
+	progress_clear(&cr);
+	if (runner_interrupted) {
+		fprintf(stderr, "lauka: interrupted; nothing stored\n");
+		rc = 128 + runner_interrupted;
+	}
+out:
+	if (runner_ok)
+		runner_release(&cr.run);
+	calib_expect_release(&exp);
+	free(evs);
+	free(list);
+	free(order);
+	free(pass_of);
+	catalog_close(cat);
+	return rc;
 }
