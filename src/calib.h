@@ -44,7 +44,7 @@
 #define CALIB_MAX_PROBES 8
 #define CALIB_SILENT 1e-3	/* per unit: below this a response is nothing */
 #define CALIB_LINEAR_TOL 0.25	/* per_unit_4x may differ from per_unit_1x by 25% */
-#define CALIB_NOISE_FLOOR 0.05	/* linearity is judged only where c1 - c0 >= 5% of c0 */
+#define CALIB_NOISE_FLOOR 0.25	/* linearity is judged only where c1 - c0 >= 25% of c0 */
 #define CALIB_DOMINANT 10.0
 
 /* One probe run at one scale set: argv after the probe name. */
