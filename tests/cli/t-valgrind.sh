@@ -1,0 +1,52 @@
+# valgrind backend: record gives σ = 0, sums child processes, cleans up, ignores VALGRIND_OPTS, says when valgrind is missing
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+P="$LAUKA_BUILD/lauka-probe"
+
+# Missing valgrind: a clear reason and exit 2 (PATH without valgrind, commands by absolute path).
+run env PATH=/nonexistent "$LAUKA" record --backend valgrind -- "$P alu 10"
+expect_rc 2; expect_err "valgrind not found in PATH"
+
+command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
+
+run "$LAUKA" record --color never --backend valgrind -- "$P alu 1e5"
+expect_rc 0
+for m in Ir D1mr DLmr Bcm; do
+	row_of 1 $m | grep -q ' ± 0 ' || fail "$m varies between runs: $(row_of 1 $m)"
+done
+row_of 1 Ir | grep -q '^Ir  *31[0-9]K ± 0 ' || fail "alu 1e5 should be about 310K instructions: $(row_of 1 Ir)"
+
+# Aliases, and every one of the 13 events.
+run "$LAUKA" record --color never --backend valgrind -m instructions,branch-misses,Ir,I1mr,ILmr,Dr,D1mr,DLmr,Dw,D1mw,DLmw,Bc,Bcm,Bi,Bim -- "$P alu 10"
+expect_rc 0
+for m in Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim; do expect_out "^$m "; done
+
+# Child processes are traced and summed: three alu runs under sh count more than three times one.
+run "$LAUKA" record --color never --backend valgrind -m Ir -- "$P alu 1e6" "sh -c '$P alu 1e6; $P alu 1e6; $P alu 1e6'"
+expect_rc 0
+one=$(row_of 1 Ir | awk '{print $2}'); three=$(row_of 2 Ir | awk '{print $2}')
+case "$one/$three" in 2.1[0-9]M/6.[3-9]*M) ;; *) fail "children not summed: $one vs $three" ;; esac
+
+# VALGRIND_OPTS and ./.valgrindrc are ignored (they would break the run or change the counts).
+printf -- '--tool=memcheck\n' > .valgrindrc
+run env VALGRIND_OPTS=--bogus-option "$LAUKA" record --color never --backend valgrind -m Ir -- "$P alu 1e6"
+expect_rc 0
+[ "$(row_of 1 Ir | awk '{print $2}')" = "$one" ] || fail "VALGRIND_OPTS or .valgrindrc changed the count"
+
+# The environment is pinned: a bigger environment does not change the count...
+run env LAUKA_TEST_PADDING=$(printf '%01000d' 0) "$LAUKA" record --color never --backend valgrind -m Ir -- "$P alu 1e5"
+padded=$(row_of 1 Ir)
+run "$LAUKA" record --color never --backend valgrind -m Ir -- "$P alu 1e5"
+[ "$(row_of 1 Ir)" = "$padded" ] || fail "environment size changed Ir: $padded vs $(row_of 1 Ir)"
+# ...unless asked to inherit it; a bad mode is an error.
+run env LAUKA_VALGRIND_ENV=inherit "$LAUKA" record --backend valgrind -m Ir -- "$P alu 10"
+expect_rc 0
+run env LAUKA_VALGRIND_ENV=bogus "$LAUKA" record --backend valgrind -m Ir -- "$P alu 10"
+expect_rc 2; expect_err "LAUKA_VALGRIND_ENV='bogus'"
+
+# A failing command: its exit code is forwarded, valgrind's and the command's stderr shown.
+run "$LAUKA" record --backend valgrind -- "$P nope 1"
+expect_rc 1; expect_err "unknown probe 'nope'"
+
+# Nothing is left in TMPDIR.
+ls -d "$TMPDIR"/lauka-valgrind.* 2>/dev/null && fail "cachegrind output left behind"
+exit 0
