@@ -360,9 +360,20 @@ static void print_table(const struct cal_run *cr, struct cal_event *evs, size_t 
 	}
 }
 
-/* One line per distinct reason why events could not be measured. */
-static void print_reasons(struct cal_event *evs, size_t n)
+/* One line per distinct reason why events could not be measured, and where linearity failed. */
+static void print_reasons(const struct cal_run *cr, struct cal_event *evs, size_t n)
 {
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(evs[i].res.verdict, "not linear"))
+			continue;
+		for (size_t p = 0; p < cr->nprobes; p++) {
+			const struct calib_result *r = &evs[i].res;
+			if (fabs(r->response[p]) <= CALIB_SILENT || calib_linear(&evs[i].counts[p]))
+				continue;
+			printf("not linear: '%s' on %s: %.4g per unit at 1x, %.4g at 4x\n", evs[i].ev->name,
+			       cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p]);
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (evs[i].state == CALIB_MEASURED)
 			continue;
@@ -531,7 +542,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	print_table(&cr, evs, n);
 	printf("\n");
-	print_reasons(evs, n);
+	print_reasons(&cr, evs, n);
 	printf("%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), %zu unsupported, "
 	       "%zu unschedulable\n", n, nval, nfail, nsilent, nlin, nunsup, nunsched);
 	fflush(stdout);
