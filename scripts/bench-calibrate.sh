@@ -1,0 +1,49 @@
+#!/bin/sh
+# Wall time of `lauka calibrate` per backend, at the default scales and with
+# --quick, each in a fresh database.  Prints a Markdown table for the README.
+#
+#   scripts/bench-calibrate.sh [backend ...]     (default: every backend that works here)
+#
+# Backends that cannot run here are listed with the reason.  Each
+# configuration runs once: calibration is long enough that start-up noise
+# does not matter, and its runs are repeated internally.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+make -s BUILD="$BUILD" "$BUILD/lauka" "$BUILD/lauka-probe" >/dev/null
+L="$BUILD/lauka"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ $# -gt 0 ]; then
+	backends="$*"
+else
+	backends=$("$L" version | awk '/^  [a-z]+ +available/ {print $1}')
+fi
+
+now() { date +%s%N; }
+echo "machine: $(uname -sm), $(nproc 2>/dev/null || sysctl -n hw.ncpu) cpus; lauka $("$L" version | head -n 1 | cut -d' ' -f2-)"
+echo
+echo "| backend | scales | wall time | events | validated | failed | silent | unsupported |"
+echo "|---|---|---|---|---|---|---|---|"
+for b in $backends; do
+	for q in "" --quick; do
+		db="$tmp/$b$q.db"
+		t0=$(now)
+		if LAUKA_DB="$db" "$L" calibrate --backend "$b" $q >"$tmp/out" 2>"$tmp/err"; then
+			t1=$(now)
+			s=$(grep -E '^[0-9]+ events: ' "$tmp/out")
+			n=$(echo "$s" | sed 's/ events:.*//')
+			num() { echo "$s" | sed -n "s/.* \([0-9]*\) $1.*/\1/p"; }
+			printf '| %s | %s | %.1f s | %s | %s | %s | %s | %s |\n' "$b" "${q:-default}" \
+				"$(echo "$t0 $t1" | awk '{print ($2 - $1) / 1e9}')" "$n" "$(num validated)" \
+				"$(num failed)" "$(num silent)" "$(num unsupported)"
+		else
+			printf '| %s | %s | failed: %s | | | | | |\n' "$b" "${q:-default}" "$(head -n 1 "$tmp/err")"
+		fi
+	done
+done
+for b in $("$L" version | awk '/^  [a-z]+ +disabled/ {print $1}'); do
+	echo
+	echo "not measured: $("$L" version | grep "^  $b ")"
+done
