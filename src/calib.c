@@ -237,6 +237,13 @@ bool calib_linear(const struct calib_counts *c)
 	return fabs(pu4 / pu1 - 1) <= CALIB_LINEAR_TOL;
 }
 
+bool calib_significant(const struct calib_counts *c)
+{
+	double pu1, pu4, r;
+	calib_normalise(c, &pu1, &pu4, &r);
+	return isfinite(r) && fabs(r) > CALIB_SILENT && fabs(c->c4 - c->c1) >= CALIB_SIGNIFICANT * fabs(c->c1);
+}
+
 static bool is_memory_probe(const char *p)
 {
 	return !strcmp(p, "chase") || !strcmp(p, "store");
@@ -367,15 +374,16 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 			 state == CALIB_UNSCHEDULABLE ? "unschedulable" : "unsupported");
 		return;
 	}
-	out->profile = calib_profile(probes, out->response, nprobes);
-
+	double effective[CALIB_MAX_PROBES] = { 0 };
 	bool silent = true, linear = true;
 	for (size_t i = 0; i < nprobes; i++) {
-		bool responds = isfinite(out->response[i]) && fabs(out->response[i]) > CALIB_SILENT;
+		bool responds = calib_significant(&counts[i]);
+		effective[i] = responds ? out->response[i] : 0;
 		silent &= !responds;
 		if (responds && !calib_linear(&counts[i]))
 			linear = false;
 	}
+	out->profile = calib_profile(probes, effective, nprobes);
 	double worst = 0;
 	size_t applied = 0;
 	for (size_t k = 0; k < nchecks; k++) {

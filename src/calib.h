@@ -20,7 +20,8 @@
  * Verdicts, first rule that applies:
  *   unschedulable   the scheduler cannot place the event even alone
  *   unsupported     the backend cannot count it here (no PMU, not root, ...)
- *   silent          |response| <= CALIB_SILENT on every probe
+ *   silent          no probe gives a significant response: |response| <=
+ *                   CALIB_SILENT per unit, or c4 - c1 < CALIB_SIGNIFICANT × c1
  *   not linear      on a probe where it responds, per_unit_4x / per_unit_1x
  *                   is outside 1 ± CALIB_LINEAR_TOL
  *   off by X%       an expectation failed (X = the worst miss)
@@ -43,6 +44,7 @@
 
 #define CALIB_MAX_PROBES 8
 #define CALIB_SILENT 1e-3	/* per unit: below this a response is nothing */
+#define CALIB_SIGNIFICANT 0.1	/* nor is one where c4 - c1 < 10% of c1: noise (peak RSS, sys time) */
 #define CALIB_LINEAR_TOL 0.25	/* per_unit_4x may differ from per_unit_1x by 25% */
 #define CALIB_NOISE_FLOOR 0.25	/* linearity is judged only where c1 - c0 >= 25% of c0 */
 #define CALIB_DOMINANT 10.0
@@ -129,7 +131,10 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 		 enum calib_state state, const struct calib_expect *const *checks, size_t nchecks,
 		 struct calib_result *out);
 
-/* Profile from responses alone (probes named as in calib_judge). */
+/* Does the count move with work on this probe (see "silent")? */
+bool calib_significant(const struct calib_counts *c);
+
+/* Profile from responses alone, 0 where not significant (probes named as in calib_judge). */
 const char *calib_profile(const char *const *probes, const double *response, size_t nprobes);
 
 /*

@@ -189,6 +189,8 @@ static const struct {
 	{ "ratio fails", 10, { 0.05, 1, 0, 0 }, 1, CALIB_MEASURED, "any\tX\tchase\t>=100x alu\t-\n", "off by 80%",
 	  "memory-bound-like" },
 	{ "silent", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t2\t0.001\n", "silent", "none" },
+	/* peak RSS of a 256 MiB chase: noise of a few KB on a large constant is not a response */
+	{ "noise on a constant", 2.68e8, { 0.01, -0.03, 0, -0.005 }, 1, CALIB_MEASURED, "", "silent", "none" },
 	{ "not linear", 10, { 1, 1, 1, 1 }, 2, CALIB_MEASURED, "", "not linear", "work-like" },
 	{ "no expectation", 10, { 0, 0, 0.5, 0 }, 1, CALIB_MEASURED, "", "linear", "branch-like" },
 	{ "linear check", 1e6, { 0.3, 180, 4, 20 }, 1, CALIB_MEASURED, "perf\tX\talu\tlinear\t-\n", "validated",
