@@ -48,6 +48,7 @@ static const char record_usage[] =
 	"      --backend NAME      counter source: perf, valgrind, kperf, rusage (default: best available)\n"
 	"      --color WHEN        auto (default), never or ansi\n"
 	"      --show-output       let the commands write to the terminal\n"
+	"      --json FILE         also write statistics, deltas and every sample as JSON\n"
 	"      --db PATH           the catalogue database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
 	"  -h, --help              show this help\n"
 	"\n"
