@@ -30,7 +30,7 @@
 
 struct counters_opts {
 	bool details, no_headers;
-	const char *backend, *pmu, *db;
+	const char *backend, *pmu, *db, *check;
 	const char **imports;
 	size_t nimports;
 };
@@ -74,6 +74,12 @@ static int parse_options(int argc, char **argv, struct counters_opts *o)
 				return -1;
 			if (!strcmp(a, "--backend") || !strncmp(a, "--backend=", 10))
 				o->backend = v;
+			continue;
+		}
+		if ((r = take(argc, argv, &i, "--check", &v))) {
+			if (r < 0)
+				return -1;
+			o->check = v;
 			continue;
 		}
 		if ((r = take(argc, argv, &i, "--import", &v))) {
@@ -272,6 +278,89 @@ out:
 	free(inc);
 }
 
+/*
+ * --check a,b,c: can these events be counted together on this catalogue?
+ * The same names, scheduling and messages as `lauka record -m`, without
+ * running anything, so an event set for a Mac can be planned anywhere.
+ */
+static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
+{
+	const struct lk_event **evs = NULL;
+	size_t n = 0;
+	int rc = EXIT_USAGE;
+	char *list = xstrdup(o->check), *save = NULL;
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (*t == ' ')
+			t++;
+		for (size_t k = strlen(t); k && t[k - 1] == ' '; k--)
+			t[k - 1] = '\0';
+		if (!*t)
+			continue;
+		const struct lk_event *ev = pmu_find(p, t);
+		if (!ev) {
+			const char *best[4];
+			size_t nb = pmu_suggest(p, t, best, 4);
+			error("unknown event '%s' in catalogue '%s'", t, p->name);
+			struct strbuf sb = STRBUF_INIT;
+			for (size_t i = 0; i < nb; i++) {
+				char *d = display(p, best[i]);
+				strbuf_addf(&sb, "%s'%s'", i ? ", " : "", d);
+				free(d);
+			}
+			if (nb)
+				tip("did you mean %s?", strbuf_str(&sb));
+			strbuf_release(&sb);
+			goto out;
+		}
+		bool dup = false;
+		for (size_t i = 0; i < n; i++)
+			dup |= evs[i] == ev;
+		if (dup)
+			continue;
+		evs = xrealloc(evs, (n + 1) * sizeof(*evs));
+		evs[n++] = ev;
+	}
+	if (!n) {
+		error("no event named in --check '%s'", o->check);
+		goto out;
+	}
+	int *counter = xcalloc(n, sizeof(*counter));
+	struct sched_conflict conf;
+	if (sched_assign(p, evs, n, counter, &conf) < 0) {
+		char *names = sched_conflict_names(evs, &conf);
+		error("requested measurements could not be scheduled on %s", p->marketing_name ? p->marketing_name : p->name);
+		tip("these events cannot be counted together: %s", names);
+		free(names);
+		free(counter);
+		rc = EXIT_COUNTERS;
+		goto out;
+	}
+	size_t w = strlen("event");
+	for (size_t i = 0; i < n; i++)
+		if (strlen(evs[i]->name) > w)
+			w = strlen(evs[i]->name);
+	if (!o->no_headers)
+		printf("%-*s  counter\n", (int)w, "event");
+	for (size_t i = 0; i < n; i++) {
+		char *name = display(p, evs[i]->name);
+		if (counter[i] < 0)
+			printf("%-*s  any\n", (int)w, name);
+		else if (evs[i]->fixed_counter >= 0 && counter[i] != evs[i]->fixed_counter) {
+			char *fb = display(p, evs[i]->fallback);
+			printf("%-*s  %d (as %s)\n", (int)w, name, counter[i], fb);
+			free(fb);
+		} else
+			printf("%-*s  %d\n", (int)w, name, counter[i]);
+		free(name);
+	}
+	free(counter);
+	rc = 0;
+out:
+	free(evs);
+	free(list);
+	return rc;
+}
+
 int cmd_counters(int argc, char **argv)
 {
 	struct counters_opts o = { 0 };
@@ -299,7 +388,7 @@ int cmd_counters(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	bool list = !o.nimports || o.pmu || o.backend || o.details;
+	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check;
 	if (o.nimports && (r = do_import(&o, list)) != 0) {
 		free(o.imports);
 		return r;
@@ -320,7 +409,11 @@ int cmd_counters(int argc, char **argv)
 		error("%s", err);
 		return r == -LK_ENOENT && o.pmu ? EXIT_USAGE : EXIT_COUNTERS;
 	}
-	print_catalogue(&o, cat);
+	r = 0;
+	if (o.check)
+		r = check_set(&o, catalog_pmu(cat));
+	else
+		print_catalogue(&o, cat);
 	catalog_close(cat);
-	return 0;
+	return r;
 }

@@ -457,7 +457,8 @@ int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu
 	memset(out, 0, sizeof(*out));
 	sqlite3_stmt *st;
 	int r = prepare(db, "SELECT id, kind, name, marketing_name, arch, fixed_mask, config_mask, power_mask, source, "
-			    "sha256 FROM pmu WHERE (?1 IS NULL OR kind = ?1) AND name = ?2 ORDER BY kind LIMIT 1",
+			    "sha256 FROM pmu WHERE (?1 IS NULL OR kind = ?1) AND name = ?2 COLLATE NOCASE "
+			    "ORDER BY name = ?2 DESC, kind LIMIT 1",
 			&st, err, len);
 	if (r < 0)
 		return r;

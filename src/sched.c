@@ -321,3 +321,14 @@ const char *sched_incompat(const struct lk_pmu *pmu, const struct lk_event *ev, 
 	strbuf_release(&sb);
 	return buf;
 }
+
+char *sched_conflict_names(const struct lk_event *const *evs, const struct sched_conflict *conflict)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < conflict->n; i++) {
+		char *name = pmu_display_name(evs[conflict->idx[i]]->name);
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", name);
+		free(name);
+	}
+	return sb.buf ? sb.buf : xstrdup("");
+}

@@ -63,6 +63,8 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
  * passes (0 when n is 0).
  */
 size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n, size_t *pass_of);
+/* The conflicting events as "a, b, c" (display names: lower-case), malloc'd. */
+char *sched_conflict_names(const struct lk_event *const *evs, const struct sched_conflict *conflict);
 /* Incompat label of an event ("none", "pair", "quad", "pair,quad", "group6", ...) in buf. */
 const char *sched_incompat(const struct lk_pmu *pmu, const struct lk_event *ev, char *buf, size_t len);
 
