@@ -140,7 +140,8 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 	if ((r = db_latest_verdicts(cat->db, cat->pmu.name, b ? b->name : "", cat->machine, &cat->verdicts,
 				    &cat->nverdicts, err, len)) < 0)
 		goto bad;
-	qsort(cat->verdicts, cat->nverdicts, sizeof(*cat->verdicts), cmp_latest);
+	if (cat->nverdicts > 1)
+		qsort(cat->verdicts, cat->nverdicts, sizeof(*cat->verdicts), cmp_latest);
 	free(name);
 	free(kind);
 	*out = cat;

@@ -129,6 +129,35 @@ out:
 	return r;
 }
 
+/*
+ * Switch a new database to WAL (a lasting property of the file).  The switch
+ * needs the database to itself, and SQLite answers BUSY at once rather than
+ * waiting when another lauka is creating the same database, so retry.
+ */
+static int set_wal(struct db *db, char *err, size_t len)
+{
+	for (int waited = 0;; waited += 10) {
+		sqlite3_stmt *st;
+		int r = prepare(db, "PRAGMA journal_mode = WAL", &st, err, len);
+		if (r < 0)
+			return r;
+		int rc = sqlite3_step(st);
+		bool wal = rc == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+		sqlite3_finalize(st);
+		if (wal)
+			return 0;
+		if (rc == SQLITE_ROW)
+			break;	/* the mode cannot be WAL (e.g. an in-memory database): works anyway */
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			return fail(db, rc, "switching to WAL mode", err, len);
+		if (waited >= BUSY_TIMEOUT_MS)
+			return fail(db, rc, "switching to WAL mode", err, len);
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 /* Under sudo, files lauka creates belong to the user who ran sudo. */
 static bool sudo_ids(uid_t *uid, gid_t *gid)
 {
@@ -245,7 +274,7 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 		r = newer(db, v, err, len);
 		goto bad;
 	}
-	if ((r = exec(db, "PRAGMA journal_mode = WAL", err, len)) < 0 ||
+	if ((r = set_wal(db, err, len)) < 0 ||
 	    (r = exec(db, "PRAGMA synchronous = NORMAL", err, len)) < 0 ||
 	    (r = exec(db, "PRAGMA foreign_keys = ON", err, len)) < 0 ||
 	    (r = migrate(db, err, len)) < 0)

@@ -11,6 +11,8 @@
 #include "sha256.h"
 #include "util.h"
 
+#include "kpep-aliases.tsv.inc"
+
 #include <errno.h>
 #include <plist/plist.h>
 #include <stdint.h>
@@ -186,6 +188,27 @@ static int parse_event(struct ctx *c, struct lk_pmu *pmu, const char *name, plis
 	return 0;
 }
 
+/* catalog/kpep-aliases.tsv: portable names, for the events this catalogue has. */
+static void add_portable_aliases(struct lk_pmu *pmu)
+{
+	char *data = xstrdup(kpep_aliases_tsv), *save = NULL;
+	for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		if (pmu_find(pmu, line))
+			continue;
+		char *save2 = NULL;
+		for (char *t = strtok_r(tab + 1, " ", &save2); t; t = strtok_r(NULL, " ", &save2))
+			if (pmu_find_exact(pmu, t)) {
+				pmu_add_alias(pmu, line, t);
+				break;
+			}
+	}
+	free(data);
+}
+
 static int parse_cpu(struct ctx *c, struct lk_pmu *pmu, plist_t cpu)
 {
 	const char *s;
@@ -226,7 +249,8 @@ static int parse_cpu(struct ctx *c, struct lk_pmu *pmu, plist_t cpu)
 		}
 	}
 	free(it);
-	qsort(pmu->events, pmu->nevents, sizeof(*pmu->events), cmp_event);
+	if (pmu->nevents > 1)
+		qsort(pmu->events, pmu->nevents, sizeof(*pmu->events), cmp_event);
 	for (size_t i = 0; i < pmu->nevents; i++) {
 		const struct lk_event *ev = &pmu->events[i];
 		if (i && !strcmp(ev->name, pmu->events[i - 1].name))
@@ -237,8 +261,10 @@ static int parse_cpu(struct ctx *c, struct lk_pmu *pmu, plist_t cpu)
 	}
 
 	plist_t al = plist_dict_get_item(cpu, "aliases");
-	if (!al)
+	if (!al) {
+		add_portable_aliases(pmu);
 		return 0;
+	}
 	if (plist_get_node_type(al) != PLIST_DICT)
 		FAIL(c, "key 'system.cpu.aliases' is %s, expected a dictionary", type_name(al));
 	plist_dict_new_iter(al, &it);
@@ -275,7 +301,9 @@ static int parse_cpu(struct ctx *c, struct lk_pmu *pmu, plist_t cpu)
 		}
 	}
 	free(it);
-	qsort(pmu->aliases, pmu->naliases, sizeof(*pmu->aliases), cmp_alias);
+	add_portable_aliases(pmu);
+	if (pmu->naliases > 1)
+		qsort(pmu->aliases, pmu->naliases, sizeof(*pmu->aliases), cmp_alias);
 	return 0;
 }
 

@@ -8,7 +8,9 @@
  * config_counters, power_counters, events, aliases} and per event `number`,
  * `description`, `counters_mask` (default: config_counters; 1 << fixed_counter
  * for a fixed event without one), `fixed_counter`, `fallback`, `umask`
- * (required on x86_64) and `errata`.  Unknown keys are ignored.  A file that
+ * (required on x86_64) and `errata`.  Unknown keys are ignored.  Portable
+ * aliases (cycles, branch-misses, ...; catalog/kpep-aliases.tsv) are added
+ * for the events the file has.  A file that
  * kperfdata itself would refuse is refused here too, with one message
  * naming the file and the offending key.  Events are sorted by name.
  */

@@ -18,6 +18,19 @@ run "$LAUKA" counters --pmu tiny
 run "$LAUKA" counters --pmu other
 [ "$(printf '%s\n' "$out" | grep -c .)" -eq 9 ] || fail "other: $out"
 
+# Several first uses of a new database at once (each creates, migrates and fills it).
+pids=""
+for i in 1 2 3 4; do
+	"$LAUKA" counters --backend rusage --db "$PWD/fresh.db" >fresh$i.out 2>fresh$i.err &
+	pids="$pids $!"
+done
+for p in $pids; do
+	wait $p || fail "a concurrent first use failed: $(cat fresh*.err)"
+done
+for i in 1 2 3 4; do
+	[ "$(grep -c . fresh$i.out)" -eq 8 ] || fail "first use $i listed: $(cat fresh$i.out)"
+done
+
 # Kill an import of a changed file inside its transaction: the previous catalogue stays.
 LAUKA_TEST_SLOW_IMPORT=20000 "$LAUKA" counters --import tiny2.plist >c.out 2>c.err &
 c=$!

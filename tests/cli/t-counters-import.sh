@@ -85,6 +85,11 @@ run "$LAUKA" counters --pmu a14 --check core_active_cycle,l1d_cache_miss_ld,map_
 expect_rc 0
 [ "$(printf '%s\n' "$out" | awk 'NR > 1 { print $2 }' | sort -n | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 " ] ||
 	fail "ten events on ten counters: $out"
+# Aliases: the plist's own (Cycles), case-insensitive, and the portable ones.
+run "$LAUKA" counters --pmu a14 --check Cycles,INSTRUCTIONS,branch-misses,cycles
+expect_rc 0
+[ "$out" = "$(printf 'event                   counter\nfixed_cycles            0\nfixed_instructions      1\nbranch_mispred_nonspec  5')" ] ||
+	fail "aliases: $out"
 run "$LAUKA" counters --pmu a14 --check cycles,nope
 expect_rc 1
 expect_err "unknown event 'nope'"
