@@ -23,6 +23,7 @@
 #include "export.h"
 #include "report.h"
 #include "runner.h"
+#include "sched.h"
 #include "stats.h"
 #include "util.h"
 
@@ -377,6 +378,38 @@ static int choose_backend(const struct record_opts *o, const struct lk_backend *
 	return 0;
 }
 
+/*
+ * Assign counters (sched.c) and store them in the selection; when the set
+ * cannot be counted at once, name the smallest conflicting subset.
+ */
+static int schedule(const struct lk_pmu *pmu, struct lk_evsel *sel, size_t n)
+{
+	bool constrained = false;
+	for (size_t i = 0; i < n; i++)
+		constrained |= sel[i].ev->counters_mask != 0;
+	if (!constrained)
+		return 0;
+	const struct lk_event **evs = xcalloc(n, sizeof(*evs));
+	int *counter = xcalloc(n, sizeof(*counter));
+	struct sched_conflict conf;
+	for (size_t i = 0; i < n; i++)
+		evs[i] = sel[i].ev;
+	int r = sched_assign(pmu, evs, n, counter, &conf);
+	if (r == 0) {
+		for (size_t i = 0; i < n; i++)
+			sel[i].counter = counter[i];
+	} else {
+		char *names = sched_conflict_names(evs, &conf);
+		error("requested measurements could not be scheduled on %s",
+		      pmu->marketing_name ? pmu->marketing_name : pmu->name);
+		tip("these events cannot be counted together: %s", names);
+		free(names);
+	}
+	free(evs);
+	free(counter);
+	return r;
+}
+
 static bool want_color(enum color_mode m)
 {
 	if (m == COLOR_ANSI)
@@ -504,6 +537,12 @@ int cmd_record(int argc, char **argv)
 			if (ev)
 				sel_add(&s, 1, ev, false);
 		}
+	}
+
+	/* Counter-constrained events (kpep) must fit on the counters together. */
+	if (bpmu && s.n[1] && schedule(bpmu, s.sel[1], s.n[1]) < 0) {
+		rc = EXIT_COUNTERS;
+		goto out;
 	}
 
 	/* Open the backends; drop default events that cannot count here, fail on explicit ones. */
