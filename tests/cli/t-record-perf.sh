@@ -32,6 +32,14 @@ else
 	run "$LAUKA" --color never -- true
 	printf '%s\n' "$out" | grep -q '^cycles' && fail "unsupported default event was shown"
 fi
+# Separate counters (no group) give the same deterministic counts as the group read.
+run "$LAUKA" --color never -n 3 -m page-faults,minor-faults -- 'ls /'
+g=$(row_of 1 page-faults | awk '{print $5}')
+LAUKA_PERF_NOGROUP=1 run "$LAUKA" --color never -n 3 -m page-faults,minor-faults -- 'ls /'
+expect_rc 0
+s=$(row_of 1 page-faults | awk '{print $5}')
+[ $(( g > s ? g - s : s - g )) -le 3 ] || fail "grouped ($g) and separate ($s) page-fault minimums differ"
+
 # Aliases resolve through the catalogue.
 run "$LAUKA" --color never -m faults -- true
 expect_rc 0; expect_out '^page-faults'
