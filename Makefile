@@ -57,7 +57,7 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 OPT      ?= -O2 -g
 CFLAGS   ?=
-CPPFLAGS += -Isrc -I$(BUILD)/gen
+CPPFLAGS += -iquote src -I$(BUILD)/gen
 ifeq ($(UNAME_S),Darwin)
 CPPFLAGS += -D_DARWIN_C_SOURCE
 LDLIBS_OS :=

@@ -19,18 +19,6 @@
  *   ...
  *   13 events: 10 validated, 0 failed, 3 silent, 0 linear, 0 unsupported, 0 unschedulable
  */
-#if defined(__has_include) && !__has_include("db.h")
-/* Until the catalogue database (db.c, sched.c) is merged, calibrate cannot store verdicts. */
-#include "builtin.h"
-#include "error.h"
-int cmd_calibrate(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	error("this lauka was built without the catalogue database that calibrate stores its verdicts in");
-	return EXIT_USAGE;
-}
-#else
 #include "backend.h"
 #include "builtin.h"
 #include "calib.h"
@@ -570,4 +558,3 @@ out:
 	catalog_close(cat);
 	return rc;
 }
-#endif
