@@ -34,4 +34,3 @@ CHECK_DEPS += $(BUILD)/aarch64/lauka-probe
 probes-aarch64: $(BUILD)/aarch64/lauka-probe
 endif
 endif
-.PRECIOUS: $(BUILD)/gen/%.inc
