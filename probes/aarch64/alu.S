@@ -6,10 +6,14 @@
  */
 #include "asm.h"
 
-FUNC(probe_alu)
+	.text
+	.globl	SYM(probe_alu)
+	TYPE_FUNCTION(probe_alu)
+	.p2align 4
+SYM(probe_alu):
 1:	subs	x0, x0, #1
 	b.ne	1b
 	ret
-END(probe_alu)
+	SIZE(probe_alu)
 
 NOTE_GNU_STACK

@@ -5,11 +5,15 @@
  */
 #include "asm.h"
 
-FUNC(probe_chase)
+	.text
+	.globl	SYM(probe_chase)
+	TYPE_FUNCTION(probe_chase)
+	.p2align 4
+SYM(probe_chase):
 1:	ldr	x0, [x0]
 	subs	x1, x1, #1
 	b.ne	1b
 	ret
-END(probe_chase)
+	SIZE(probe_chase)
 
 NOTE_GNU_STACK

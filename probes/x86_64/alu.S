@@ -6,11 +6,15 @@
  */
 #include "asm.h"
 
-FUNC(probe_alu)
+	.text
+	.globl	SYM(probe_alu)
+	TYPE_FUNCTION(probe_alu)
+	.p2align 4
+SYM(probe_alu):
 	mov	%rdi, %rax
 1:	dec	%rax
 	jnz	1b
 	ret
-END(probe_alu)
+	SIZE(probe_alu)
 
 NOTE_GNU_STACK

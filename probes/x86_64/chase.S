@@ -6,12 +6,16 @@
  */
 #include "asm.h"
 
-FUNC(probe_chase)
+	.text
+	.globl	SYM(probe_chase)
+	TYPE_FUNCTION(probe_chase)
+	.p2align 4
+SYM(probe_chase):
 	mov	%rdi, %rax
 1:	mov	(%rax), %rax
 	dec	%rsi
 	jnz	1b
 	ret
-END(probe_chase)
+	SIZE(probe_chase)
 
 NOTE_GNU_STACK
