@@ -19,7 +19,9 @@ expect_rc 1; expect_err "lauka-probe' is missing"; expect_err "fix:"
 
 run "$LAUKA" version
 printf '%s\n' "$out" | grep -q '^  perf .*available' || skip "perf backend not available here"
+# Time is noisy on a shared machine: one retry before calling task-clock non-linear.
 run "$LAUKA" calibrate --backend perf --quick
+printf '%s\n' "$out" | grep -qE '^task-clock +validated ' || run "$LAUKA" calibrate --backend perf --quick
 expect_rc 0
 printf '%s\n' "$out" | grep -qE '^task-clock +validated ' || fail "task-clock not validated: $out"
 printf '%s\n' "$out" | grep -qE '^page-faults +silent ' || fail "page-faults should not move with work: $out"
