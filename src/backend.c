@@ -10,11 +10,17 @@ extern const struct lk_backend backend_rusage_ops;
 #ifdef __linux__
 extern const struct lk_backend backend_perf;
 #endif
+#ifdef __APPLE__
+extern const struct lk_backend backend_kperf;
+#endif
 
 /* Best first: backend_default() takes the first one whose detect() passes. */
 const struct lk_backend *const lk_backends[] = {
 #ifdef __linux__
 	&backend_perf,
+#endif
+#ifdef __APPLE__
+	&backend_kperf,
 #endif
 	&backend_rusage_ops,
 	NULL,
