@@ -131,7 +131,7 @@ TEST_OBJ := $(UNIT_TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_SUPPORT:tests/%
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/gen/suites.h | $(GEN)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(LK_CFLAGS) $(CHECK_CFLAGS) -DLAUKA_SRCDIR='"$(CURDIR)"' -DLAUKA_BUILD='"$(abspath $(BUILD))"' -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) -Itests $(LK_CFLAGS) -Wno-missing-prototypes $(CHECK_CFLAGS) -DLAUKA_SRCDIR='"$(CURDIR)"' -DLAUKA_BUILD='"$(abspath $(BUILD))"' -MMD -MP -c $< -o $@
 
 $(BUILD)/check_lauka: $(TEST_OBJ) $(LIB)
 	@$(if $(Q),echo "  LD      $@")

@@ -170,7 +170,9 @@ static int perf_open(void *priv, struct lk_evsel *sel, size_t n, char *err, size
 	p->fd = xmalloc((n ? n : 1) * sizeof(*p->fd));
 	p->id = xcalloc(n ? n : 1, sizeof(*p->id));
 	p->exclude_kernel = !may_count_kernel();
-	p->grouped = n > 1;
+	/* LAUKA_PERF_NOGROUP=1 counts each event on its own (as perf stat does by default). */
+	const char *ng = getenv("LAUKA_PERF_NOGROUP");
+	p->grouped = n > 1 && !(ng && *ng && strcmp(ng, "0"));
 	for (size_t i = 0; i < n; i++) {
 		p->fd[i] = -1;
 		if (p->exclude_kernel && is_kernel_only(sel[i].ev)) {

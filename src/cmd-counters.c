@@ -1,11 +1,419 @@
-/* cmd-counters.c: `lauka counters` (the catalogue listing; see issue 3). */
+/*
+ * cmd-counters.c: `lauka counters`: the event catalogue from the database,
+ * names only or with details, and the import of kpep plists.
+ *
+ *   $ lauka counters --pmu a14 --details
+ *   name                        incompat    description
+ *   atomic_or_exclusive_fail    none        Atomic or exclusive instruction failed (due to contention)
+ *   ...
+ *   inst_all                    pair,quad   All retired instructions
+ *
+ * kpep names are shown lower-case, as `lauka record -m` accepts them (names
+ * are case-insensitive); other catalogues keep their own spelling (Ir, D1mr).
+ */
+#include "backend.h"
 #include "builtin.h"
+#include "catalog.h"
+#include "db.h"
 #include "error.h"
+#include "kpep.h"
+#include "sched.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct counters_opts {
+	bool details, no_headers;
+	const char *backend, *pmu, *db, *check;
+	const char **imports;
+	size_t nimports;
+};
+
+static int take(int argc, char **argv, int *i, const char *opt, const char **val)
+{
+	size_t n = strlen(opt);
+	const char *a = argv[*i];
+	if (!strncmp(a, opt, n) && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (strcmp(a, opt))
+		return 0;
+	if (*i + 1 >= argc) {
+		error("option '%s' needs a value", opt);
+		return -1;
+	}
+	*val = argv[++*i];
+	return 1;
+}
+
+static int parse_options(int argc, char **argv, struct counters_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int r;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return help_show("counters"), 1;
+		if (!strcmp(a, "-d") || !strcmp(a, "--details")) {
+			o->details = true;
+			continue;
+		}
+		if (!strcmp(a, "--no-headers")) {
+			o->no_headers = true;
+			continue;
+		}
+		if ((r = take(argc, argv, &i, "--backend", &v)) || (r = take(argc, argv, &i, "--pmu", &o->pmu)) ||
+		    (r = take(argc, argv, &i, "--db", &o->db))) {
+			if (r < 0)
+				return -1;
+			if (!strcmp(a, "--backend") || !strncmp(a, "--backend=", 10))
+				o->backend = v;
+			continue;
+		}
+		if ((r = take(argc, argv, &i, "--check", &v))) {
+			if (r < 0)
+				return -1;
+			o->check = v;
+			continue;
+		}
+		if ((r = take(argc, argv, &i, "--import", &v))) {
+			if (r < 0)
+				return -1;
+			o->imports = xrealloc(o->imports, (o->nimports + 1) * sizeof(*o->imports));
+			o->imports[o->nimports++] = v;
+			continue;
+		}
+		error("unknown option '%s'", a);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* The plist files to import: each file named, and each *.plist in each directory named. */
+static int collect_files(const struct counters_opts *o, char ***files, size_t *nfiles)
+{
+	for (size_t i = 0; i < o->nimports; i++) {
+		const char *p = o->imports[i];
+		struct stat st;
+		if (stat(p, &st) != 0) {
+			error("cannot import '%s': %s", p, strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			*files = xrealloc(*files, (*nfiles + 1) * sizeof(**files));
+			(*files)[(*nfiles)++] = xstrdup(p);
+			continue;
+		}
+		DIR *d = opendir(p);
+		if (!d) {
+			error("cannot read directory '%s': %s", p, strerror(errno));
+			return -1;
+		}
+		size_t before = *nfiles;
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			/* cpu_<type>_<subtype>_<family>.plist are symlinks to the chip files. */
+			if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".plist") || !strncmp(de->d_name, "cpu_", 4))
+				continue;
+			char *f = xasprintf("%s/%s", p, de->d_name);
+			if (stat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+				free(f);
+				continue;
+			}
+			*files = xrealloc(*files, (*nfiles + 1) * sizeof(**files));
+			(*files)[(*nfiles)++] = f;
+		}
+		closedir(d);
+		if (*nfiles == before) {
+			error("no kpep plists (*.plist) in directory '%s'", p);
+			return -1;
+		}
+		qsort(*files + before, *nfiles - before, sizeof(**files), cmp_str);
+	}
+	return 0;
+}
+
+/* Parse everything first: one bad file and nothing is imported. */
+static int do_import(const struct counters_opts *o, bool quiet)
+{
+	char **files = NULL;
+	size_t nfiles = 0;
+	struct lk_pmu *pmus = NULL;
+	const struct lk_pmu **ptrs = NULL;
+	enum db_import_status *status = NULL;
+	struct db *db = NULL;
+	char err[1024];
+	int rc = EXIT_COUNTERS;
+	if (collect_files(o, &files, &nfiles) < 0)
+		goto out;
+	pmus = xcalloc(nfiles, sizeof(*pmus));
+	ptrs = xcalloc(nfiles, sizeof(*ptrs));
+	status = xcalloc(nfiles, sizeof(*status));
+	for (size_t i = 0; i < nfiles; i++) {
+		char real[PATH_MAX];
+		const char *path = realpath(files[i], real) ? real : files[i];
+		if (kpep_parse_file(path, &pmus[i], err, sizeof(err)) < 0) {
+			error("%s", err);
+			tip("nothing was imported; the database is unchanged");
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(pmus[j].name, pmus[i].name) && strcmp(pmus[j].sha256, pmus[i].sha256)) {
+				error("'%s' and '%s' both describe catalogue '%s' but differ", pmus[j].source,
+				      pmus[i].source, pmus[i].name);
+				fix("import them one at a time, or only the one you want");
+				goto out;
+			}
+		ptrs[i] = &pmus[i];
+	}
+	if (db_open(&db, o->db, err, sizeof(err)) < 0 || db_import(db, ptrs, nfiles, status, err, sizeof(err)) < 0) {
+		error("%s", err);
+		goto out;
+	}
+	FILE *f = quiet ? stderr : stdout;
+	for (size_t i = 0; i < nfiles; i++) {
+		static const char *const what[] = { "unchanged", "imported", "updated" };
+		fprintf(f, "%s %s (%s, %zu events) from %s\n", what[status[i]], pmus[i].name, pmus[i].marketing_name,
+			pmus[i].nevents, pmus[i].source);
+	}
+	rc = 0;
+out:
+	db_close(db);
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i]);
+		if (pmus)
+			pmu_release(&pmus[i]);
+	}
+	free(files);
+	free(pmus);
+	free(ptrs);
+	free(status);
+	return rc;
+}
+
+static char *display(const struct lk_pmu *p, const char *name)
+{
+	return !strcmp(p->kind, "kpep") ? pmu_display_name(name) : xstrdup(name);
+}
+
+static void print_catalogue(const struct counters_opts *o, const struct catalog *cat)
+{
+	const struct lk_pmu *p = catalog_pmu(cat);
+	char **names = xcalloc(p->nevents + 1, sizeof(*names));
+	size_t wname = strlen("name"), winc = strlen("incompat"), wver = strlen("verdict");
+	char (*inc)[48] = xcalloc(p->nevents + 1, sizeof(*inc));
+	for (size_t i = 0; i < p->nevents; i++) {
+		names[i] = display(p, p->events[i].name);
+		if (strlen(names[i]) > wname)
+			wname = strlen(names[i]);
+		sched_incompat(p, &p->events[i], inc[i], sizeof(inc[i]));
+		if (strlen(inc[i]) > winc)
+			winc = strlen(inc[i]);
+		const char *v = catalog_verdict(cat, &p->events[i]);
+		if (v && strlen(v) > wver)
+			wver = strlen(v);
+	}
+	bool verdicts = catalog_has_verdicts(cat);
+	if (!o->details) {
+		for (size_t i = 0; i < p->nevents; i++)
+			printf("%s\n", names[i]);
+		goto out;
+	}
+	if (!o->no_headers) {
+		printf("%-*s  %-*s  ", (int)wname, "name", (int)winc, "incompat");
+		if (verdicts)
+			printf("%-*s  ", (int)wver, "verdict");
+		printf("description\n");
+	}
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct lk_event *e = &p->events[i];
+		struct strbuf d = STRBUF_INIT;
+		if (e->description)
+			strbuf_addf(&d, "%s", e->description);
+		if (e->fixed_counter >= 0) {
+			strbuf_addf(&d, "%s(fixed counter %d", d.len ? " " : "", e->fixed_counter);
+			if (e->fallback) {
+				char *fb = display(p, e->fallback);
+				strbuf_addf(&d, "; falls back to %s", fb);
+				free(fb);
+			}
+			strbuf_addf(&d, ")");
+		}
+		if (e->errata)
+			strbuf_addf(&d, "%s[errata: %s]", d.len ? " " : "", e->errata);
+		struct strbuf line = STRBUF_INIT;
+		strbuf_addf(&line, "%-*s  %-*s  ", (int)wname, names[i], (int)winc, inc[i]);
+		if (verdicts) {
+			const char *v = catalog_verdict(cat, e);
+			strbuf_addf(&line, "%-*s  ", (int)wver, v ? v : "-");
+		}
+		strbuf_addf(&line, "%s", strbuf_str(&d));
+		while (line.len && line.buf[line.len - 1] == ' ')
+			line.buf[--line.len] = '\0';
+		printf("%s\n", strbuf_str(&line));
+		strbuf_release(&line);
+		strbuf_release(&d);
+	}
+out:
+	for (size_t i = 0; i < p->nevents; i++)
+		free(names[i]);
+	free(names);
+	free(inc);
+}
+
+/*
+ * --check a,b,c: can these events be counted together on this catalogue?
+ * The same names, scheduling and messages as `lauka record -m`, without
+ * running anything, so an event set for a Mac can be planned anywhere.
+ */
+static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
+{
+	const struct lk_event **evs = NULL;
+	size_t n = 0;
+	int rc = EXIT_USAGE;
+	char *list = xstrdup(o->check), *save = NULL;
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (*t == ' ')
+			t++;
+		for (size_t k = strlen(t); k && t[k - 1] == ' '; k--)
+			t[k - 1] = '\0';
+		if (!*t)
+			continue;
+		const struct lk_event *ev = pmu_find(p, t);
+		if (!ev) {
+			const char *best[4];
+			size_t nb = pmu_suggest(p, t, best, 4);
+			error("unknown event '%s' in catalogue '%s'", t, p->name);
+			struct strbuf sb = STRBUF_INIT;
+			for (size_t i = 0; i < nb; i++) {
+				char *d = display(p, best[i]);
+				strbuf_addf(&sb, "%s'%s'", i ? ", " : "", d);
+				free(d);
+			}
+			if (nb)
+				tip("did you mean %s?", strbuf_str(&sb));
+			strbuf_release(&sb);
+			goto out;
+		}
+		bool dup = false;
+		for (size_t i = 0; i < n; i++)
+			dup |= evs[i] == ev;
+		if (dup)
+			continue;
+		evs = xrealloc(evs, (n + 1) * sizeof(*evs));
+		evs[n++] = ev;
+	}
+	if (!n) {
+		error("no event named in --check '%s'", o->check);
+		goto out;
+	}
+	int *counter = xcalloc(n, sizeof(*counter));
+	struct sched_conflict conf;
+	if (sched_assign(p, evs, n, counter, &conf) < 0) {
+		char *names = sched_conflict_names(evs, &conf);
+		error("requested measurements could not be scheduled on %s", p->marketing_name ? p->marketing_name : p->name);
+		tip("these events cannot be counted together: %s", names);
+		free(names);
+		free(counter);
+		rc = EXIT_COUNTERS;
+		goto out;
+	}
+	size_t w = strlen("event");
+	for (size_t i = 0; i < n; i++)
+		if (strlen(evs[i]->name) > w)
+			w = strlen(evs[i]->name);
+	if (!o->no_headers)
+		printf("%-*s  counter\n", (int)w, "event");
+	for (size_t i = 0; i < n; i++) {
+		char *name = display(p, evs[i]->name);
+		if (counter[i] < 0)
+			printf("%-*s  any\n", (int)w, name);
+		else if (evs[i]->fixed_counter >= 0 && counter[i] != evs[i]->fixed_counter) {
+			char *fb = display(p, evs[i]->fallback);
+			printf("%-*s  %d (as %s)\n", (int)w, name, counter[i], fb);
+			free(fb);
+		} else
+			printf("%-*s  %d\n", (int)w, name, counter[i]);
+		free(name);
+	}
+	free(counter);
+	rc = 0;
+out:
+	free(evs);
+	free(list);
+	return rc;
+}
 
 int cmd_counters(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	error("'lauka counters' is being built");
-	return EXIT_USAGE;
+	struct counters_opts o = { 0 };
+	int r = parse_options(argc, argv, &o);
+	if (r > 0) {
+		free(o.imports);
+		return 0;
+	}
+	if (r < 0) {
+		free(o.imports);
+		help_hint("counters");
+		return EXIT_USAGE;
+	}
+	const struct lk_backend *b = NULL;
+	if (o.backend) {
+		b = backend_find(o.backend);
+		if (!b) {
+			struct strbuf sb = STRBUF_INIT;
+			for (size_t i = 0; lk_backends[i]; i++)
+				strbuf_addf(&sb, "%s%s", i ? ", " : "", lk_backends[i]->name);
+			error("unknown backend '%s'", o.backend);
+			tip("backends built into this lauka: %s", strbuf_str(&sb));
+			strbuf_release(&sb);
+			free(o.imports);
+			return EXIT_USAGE;
+		}
+	}
+	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check;
+	if (o.nimports && (r = do_import(&o, list)) != 0) {
+		free(o.imports);
+		return r;
+	}
+	free(o.imports);
+	if (!list)
+		return 0;
+	if (!b)
+		b = backend_default();
+	if (!b)
+		b = backend_rusage();
+
+	struct catalog *cat = NULL;
+	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu };
+	char err[1024];
+	r = catalog_open(&cat, b, &copts, err, sizeof(err));
+	if (r < 0) {
+		error("%s", err);
+		return r == -LK_ENOENT && o.pmu ? EXIT_USAGE : EXIT_COUNTERS;
+	}
+	r = 0;
+	if (o.check)
+		r = check_set(&o, catalog_pmu(cat));
+	else
+		print_catalogue(&o, cat);
+	catalog_close(cat);
+	return r;
 }

@@ -20,8 +20,10 @@
 #include "cmdline.h"
 #include "compare.h"
 #include "error.h"
+#include "export.h"
 #include "report.h"
 #include "runner.h"
+#include "sched.h"
 #include "stats.h"
 #include "util.h"
 
@@ -44,6 +46,7 @@ struct record_opts {
 	enum color_mode color;
 	bool show_output;
 	const char *db;
+	const char *json;
 	char **cmds;
 	size_t ncmds;
 };
@@ -151,6 +154,12 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			if (r < 0)
 				return -1;
 			o->backend = v;
+			continue;
+		}
+		if ((r = take_value(argc, argv, &i, "--json", &v))) {
+			if (r < 0)
+				return -1;
+			o->json = v;
 			continue;
 		}
 		if ((r = take_value(argc, argv, &i, "--db", &v))) {
@@ -369,6 +378,38 @@ static int choose_backend(const struct record_opts *o, const struct lk_backend *
 	return 0;
 }
 
+/*
+ * Assign counters (sched.c) and store them in the selection; when the set
+ * cannot be counted at once, name the smallest conflicting subset.
+ */
+static int schedule(const struct lk_pmu *pmu, struct lk_evsel *sel, size_t n)
+{
+	bool constrained = false;
+	for (size_t i = 0; i < n; i++)
+		constrained |= sel[i].ev->counters_mask != 0;
+	if (!constrained)
+		return 0;
+	const struct lk_event **evs = xcalloc(n, sizeof(*evs));
+	int *counter = xcalloc(n, sizeof(*counter));
+	struct sched_conflict conf;
+	for (size_t i = 0; i < n; i++)
+		evs[i] = sel[i].ev;
+	int r = sched_assign(pmu, evs, n, counter, &conf);
+	if (r == 0) {
+		for (size_t i = 0; i < n; i++)
+			sel[i].counter = counter[i];
+	} else {
+		char *names = sched_conflict_names(evs, &conf);
+		error("requested measurements could not be scheduled on %s",
+		      pmu->marketing_name ? pmu->marketing_name : pmu->name);
+		tip("these events cannot be counted together: %s", names);
+		free(names);
+	}
+	free(evs);
+	free(counter);
+	return r;
+}
+
 static bool want_color(enum color_mode m)
 {
 	if (m == COLOR_ANSI)
@@ -432,8 +473,10 @@ int cmd_record(int argc, char **argv)
 	struct lk_pmu rpmu = { 0 };
 	struct backend_inst bi[2];
 	size_t nbi = 0;
-	double **vals = NULL;
-	struct lk_stats *ref = NULL;
+	double ***vals = NULL;		/* [command][column][run] */
+	struct report_row **rows = NULL;	/* [command][column] */
+	struct export_command *exp = NULL;
+	FILE *json = NULL;
 	struct runner run;
 	bool runner_ok = false;
 	char err[512] = "";
@@ -494,6 +537,12 @@ int cmd_record(int argc, char **argv)
 			if (ev)
 				sel_add(&s, 1, ev, false);
 		}
+	}
+
+	/* Counter-constrained events (kpep) must fit on the counters together. */
+	if (bpmu && s.n[1] && schedule(bpmu, s.sel[1], s.n[1]) < 0) {
+		rc = EXIT_COUNTERS;
+		goto out;
 	}
 
 	/* Open the backends; drop default events that cannot count here, fail on explicit ones. */
@@ -559,6 +608,12 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	if (o.json && !(json = fopen(o.json, "w"))) {
+		error("cannot write '%s': %s", o.json, strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
+
 	struct runner_opts ropts = { .show_output = o.show_output, .uid = -1, .gid = -1 };
 	if (runner_init(&run, &ropts, err, sizeof(err)) < 0) {
 		error("%s", err);
@@ -571,13 +626,18 @@ int cmd_record(int argc, char **argv)
 	struct lk_counts *counts[2] = { NULL, NULL };
 	for (size_t b = 0; b < nbi; b++)
 		counts[b] = xcalloc(bi[b].nsel ? bi[b].nsel : 1, sizeof(struct lk_counts));
-	vals = xcalloc(ncols, sizeof(*vals));
-	for (size_t c = 0; c < ncols; c++)
-		vals[c] = xcalloc(o.runs, sizeof(double));
+	vals = xcalloc(o.ncmds, sizeof(*vals));
+	rows = xcalloc(o.ncmds, sizeof(*rows));
+	exp = xcalloc(o.ncmds, sizeof(*exp));
+	for (size_t ci = 0; ci < o.ncmds; ci++) {
+		vals[ci] = xcalloc(ncols, sizeof(**vals));
+		for (size_t c = 0; c < ncols; c++)
+			vals[ci][c] = xcalloc(o.runs, sizeof(double));
+		rows[ci] = xcalloc(ncols, sizeof(**rows));
+	}
 	double *coverage = xcalloc(ncols, sizeof(double));
 	size_t *counted = xcalloc(ncols, sizeof(size_t));
-	ref = xcalloc(ncols, sizeof(*ref));
-	struct report_row *rows = xcalloc(ncols, sizeof(*rows));
+	size_t nexp = 0;
 	struct report_opts ro = { .color = want_color(o.color), .name_width = name_width };
 	bool prog = isatty(STDERR_FILENO) && !o.show_output;
 	int first_fail = 0, collect_err = 0;
@@ -627,7 +687,7 @@ int cmd_record(int argc, char **argv)
 			for (size_t c = 0; c < ncols; c++) {
 				struct lk_counts *ct = &counts[cols[c].backend][cols[c].index];
 				counts_scale(ct);
-				vals[c][done] = (double)ct->value;
+				vals[ci][c][done] = (double)ct->value;
 				if (ct->supported && (ct->running || !ct->enabled))
 					counted[c]++;
 				if (ct->scaled && ct->coverage < coverage[c])
@@ -636,31 +696,38 @@ int cmd_record(int argc, char **argv)
 			done++;
 		}
 		progress_clear(prog);
-		(void)failed;
 		if (!done)
 			continue;
 		for (size_t c = 0; c < ncols; c++) {
-			struct report_row *row = &rows[c];
-			memset(row, 0, sizeof(*row));
+			struct report_row *row = &rows[ci][c];
 			row->name = cols[c].label;
 			row->unit = cols[c].unit;
-			stats_compute(vals[c], done, &row->st);
+			stats_compute(vals[ci][c], done, &row->st);
 			row->not_counted = counted[c] == 0;
 			row->scaled = coverage[c] < 1;
 			row->coverage = coverage[c];
-			if (ci == 0)
-				ref[c] = row->st;
-			else if (have_ref) {
+			if (ci > 0 && have_ref) {
 				row->has_delta = true;
-				compare_delta(&ref[c], &row->st, &row->delta);
+				compare_delta(&rows[0][c].st, &row->st, &row->delta);
 			}
 		}
 		if (ci == 0)
 			have_ref = true;
-		report_block(stdout, &ro, (unsigned)(ci + 1), done, cmd->text, rows, ncols);
+		report_block(stdout, &ro, (unsigned)(ci + 1), done, cmd->text, rows[ci], ncols);
 		fflush(stdout);
+		exp[nexp++] = (struct export_command){
+			.command = cmd->text, .exit_code = failed ? (res.exit_code ? res.exit_code : 127) : 0,
+			.runs = done, .rows = rows[ci], .samples = (const double *const *)vals[ci], .nrows = ncols,
+		};
 	}
-	free(rows);
+	if (json) {
+		export_json(json, be ? be->name : "rusage", exp, nexp);
+		if (fclose(json) != 0) {
+			error("cannot write '%s': %s", o.json, strerror(errno));
+			rc = rc ? rc : EXIT_USAGE;
+		}
+		json = NULL;
+	}
 	free(coverage);
 	free(counted);
 	for (size_t b = 0; b < 2; b++)
@@ -679,11 +746,17 @@ out:
 		backend_inst_close(&bi[b]);
 	if (runner_ok)
 		runner_release(&run);
-	if (vals)
+	if (json)
+		fclose(json);
+	for (size_t ci = 0; vals && ci < o.ncmds; ci++) {
 		for (size_t c = 0; c < ncols; c++)
-			free(vals[c]);
+			free(vals[ci][c]);
+		free(vals[ci]);
+		free(rows[ci]);
+	}
 	free(vals);
-	free(ref);
+	free(rows);
+	free(exp);
 	for (size_t c = 0; c < ncols; c++)
 		free(cols[c].label);
 	free(cols);

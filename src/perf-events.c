@@ -77,7 +77,9 @@ static const struct {
 	{ "branch", "branch prediction unit" },
 	{ "node", "local memory node" },
 };
-static const char *const cache_ops[] = { "load", "store", "prefetch" };
+static const struct {
+	const char *one, *many;
+} cache_ops[] = { { "load", "loads" }, { "store", "stores" }, { "prefetch", "prefetches" } };
 
 static void add_generic(struct lk_pmu *pmu)
 {
@@ -93,10 +95,12 @@ static void add_generic(struct lk_pmu *pmu)
 		for (size_t op = 0; op < ARRAY_SIZE(cache_ops); op++) {
 			for (int miss = 0; miss < 2; miss++) {
 				char name[64], desc[128];
-				snprintf(name, sizeof(name), "%s-%s%s", caches[c].name, cache_ops[op],
-					 miss ? "-misses" : "s");
+				snprintf(name, sizeof(name), "%s-%s", caches[c].name,
+					 miss ? cache_ops[op].one : cache_ops[op].many);
+				if (miss)
+					strcat(name, "-misses");
 				snprintf(desc, sizeof(desc), "%s of the %s (%s)", miss ? "Misses" : "Accesses",
-					 caches[c].desc, cache_ops[op]);
+					 caches[c].desc, cache_ops[op].many);
 				struct lk_event ev = {
 					.name = name, .description = desc, .perf_type = PERF_TYPE_HW_CACHE,
 					.number = c | op << 8 | (uint64_t)miss << 16, .fixed_counter = -1,

@@ -22,6 +22,10 @@ static void fmt_scaled(double v, double base, const char *const *suffix, size_t 
 {
 	double a = fabs(v);
 	size_t i = 0;
+	if (v == 0) {
+		snprintf(buf, len, "0%s", suffix[0]);
+		return;
+	}
 	while (i + 1 < nsuffix && a >= base * 0.9995) {
 		a /= base;
 		v /= base;
@@ -142,14 +146,13 @@ static void make_cells(const struct report_row *r, struct cells *c)
 void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t runs,
 		  const char *cmd, const struct report_row *rows, size_t n)
 {
-	bool color = o->color, any_delta = false, any_note = false;
+	bool color = o->color, any_delta = false;
 	struct cells *c = xcalloc(n ? n : 1, sizeof(*c));
 	size_t wn = report_width("measurement"), wm = report_width("mean ± σ");
 	size_t wr = report_width("min … max"), wo = report_width("outliers"), wd = report_width("delta");
 	for (size_t i = 0; i < n; i++) {
 		make_cells(&rows[i], &c[i]);
 		any_delta |= rows[i].has_delta;
-		any_note |= c[i].note[0] != '\0';
 #define WIDEN(w, s) do { size_t x_ = report_width(s); if (x_ > (w)) (w) = x_; } while (0)
 		WIDEN(wn, c[i].name);
 		WIDEN(wm, c[i].mean);
@@ -189,12 +192,9 @@ void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t r
 	put(f, color, C_MAGENTA, "max");
 	pad(f, "min … max", wr);
 	put(f, color, C_YELLOW, "outliers");
-	if (any_delta || any_note)
-		pad(f, "outliers", wo);
 	if (any_delta) {
+		pad(f, "outliers", wo);
 		put(f, color, C_BOLD, "delta");
-		if (any_note)
-			pad(f, "delta", wd + 3);
 	}
 	fputc('\n', f);
 

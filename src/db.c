@@ -1,0 +1,661 @@
+/*
+ * db.c: the SQLite database: location, opening (WAL, busy timeout,
+ * migrations, refusing corrupt or newer files), catalogue import and load,
+ * calibration history.
+ */
+#include "db.h"
+#include "error.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pwd.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "migrate-001.sql.inc"
+
+/* Migration i (1-based) brings the schema from version i-1 to i. */
+static const char *const migrations[DB_SCHEMA_VERSION] = {
+	migrate_001_sql,
+};
+
+/* How long a writer waits for another lauka holding the database. */
+#define BUSY_TIMEOUT_MS 15000
+
+struct db {
+	sqlite3 *h;
+	char *path;
+};
+
+const char *db_path(const struct db *db)
+{
+	return db->path;
+}
+
+static void fail_corrupt(const char *path, char *err, size_t len)
+{
+	lk_errbuf(err, len,
+		  "database '%s' is corrupt\nfix: move it aside (mv '%s' '%s.corrupt') to start a new one, or use --db PATH",
+		  path, path, path);
+}
+
+/* Turn a failed SQLite call into -LK_EDB with a message; corruption gets its own. */
+static int fail(struct db *db, int rc, const char *what, char *err, size_t len)
+{
+	int base = rc & 0xff;
+	if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
+		fail_corrupt(db->path, err, len);
+	else if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
+		lk_errbuf(err, len, "database '%s' is busy (another lauka holds it): %s", db->path, what);
+	else
+		lk_errbuf(err, len, "database '%s': %s: %s", db->path, what, sqlite3_errmsg(db->h));
+	return -LK_EDB;
+}
+
+static int exec(struct db *db, const char *sql, char *err, size_t len)
+{
+	int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : fail(db, rc, sql, err, len);
+}
+
+static int prepare(struct db *db, const char *sql, sqlite3_stmt **st, char *err, size_t len)
+{
+	int rc = sqlite3_prepare_v2(db->h, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? 0 : fail(db, rc, "preparing a query", err, len);
+}
+
+static void rollback(struct db *db)
+{
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int user_version(struct db *db, int *v, char *err, size_t len)
+{
+	sqlite3_stmt *st;
+	int r = prepare(db, "PRAGMA user_version", &st, err, len);
+	if (r < 0)
+		return r;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : fail(db, rc, "reading the schema version", err, len);
+}
+
+static int newer(struct db *db, int v, char *err, size_t len)
+{
+	lk_errbuf(err, len,
+		  "database '%s' was written by a newer lauka (schema %d; this lauka knows up to %d)\n"
+		  "fix: use a newer lauka, or another database with --db PATH",
+		  db->path, v, DB_SCHEMA_VERSION);
+	return -LK_EDB;
+}
+
+static int migrate(struct db *db, char *err, size_t len)
+{
+	int v = 0, r;
+	if ((r = user_version(db, &v, err, len)) < 0)
+		return r;
+	if (v > DB_SCHEMA_VERSION)
+		return newer(db, v, err, len);
+	if (v == DB_SCHEMA_VERSION)
+		return 0;
+	/* Another lauka may be migrating too: decide again under the write lock. */
+	if ((r = exec(db, "BEGIN IMMEDIATE", err, len)) < 0)
+		return r;
+	if ((r = user_version(db, &v, err, len)) < 0)
+		goto out;
+	if (v > DB_SCHEMA_VERSION) {
+		r = newer(db, v, err, len);
+		goto out;
+	}
+	for (; v < DB_SCHEMA_VERSION; v++) {
+		if ((r = exec(db, migrations[v], err, len)) < 0)
+			goto out;
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+		if ((r = exec(db, sql, err, len)) < 0)
+			goto out;
+	}
+	return exec(db, "COMMIT", err, len);
+out:
+	rollback(db);
+	return r;
+}
+
+/*
+ * Switch a new database to WAL (a lasting property of the file).  The switch
+ * needs the database to itself, and SQLite answers BUSY at once rather than
+ * waiting when another lauka is creating the same database, so retry.
+ */
+static int set_wal(struct db *db, char *err, size_t len)
+{
+	for (int waited = 0;; waited += 10) {
+		sqlite3_stmt *st;
+		int r = prepare(db, "PRAGMA journal_mode = WAL", &st, err, len);
+		if (r < 0)
+			return r;
+		int rc = sqlite3_step(st);
+		bool wal = rc == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+		sqlite3_finalize(st);
+		if (wal)
+			return 0;
+		if (rc == SQLITE_ROW)
+			break;	/* the mode cannot be WAL (e.g. an in-memory database): works anyway */
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			return fail(db, rc, "switching to WAL mode", err, len);
+		if (waited >= BUSY_TIMEOUT_MS)
+			return fail(db, rc, "switching to WAL mode", err, len);
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* Under sudo, files lauka creates belong to the user who ran sudo. */
+static bool sudo_ids(uid_t *uid, gid_t *gid)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	if (geteuid() != 0 || !u || !g || !*u || !*g)
+		return false;
+	char *end;
+	unsigned long lu = strtoul(u, &end, 10);
+	if (*end)
+		return false;
+	unsigned long lg = strtoul(g, &end, 10);
+	if (*end)
+		return false;
+	*uid = (uid_t)lu;
+	*gid = (gid_t)lg;
+	return true;
+}
+
+static void give_to_sudo_user(const char *path)
+{
+	uid_t uid;
+	gid_t gid;
+	if (sudo_ids(&uid, &gid) && chown(path, uid, gid) != 0) {
+		/* Best effort: the database still works for root. */
+	}
+}
+
+char *db_default_path(char *err, size_t len)
+{
+	const char *p = getenv("LAUKA_DB");
+	if (p && *p)
+		return xstrdup(p);
+	p = getenv("XDG_DATA_HOME");
+	if (p && *p == '/')
+		return xasprintf("%s/lauka/lauka.db", p);
+	const char *home = getenv("HOME");
+	uid_t uid;
+	gid_t gid;
+	if (sudo_ids(&uid, &gid)) {
+		struct passwd *pw = getpwuid(uid);
+		if (pw && pw->pw_dir)
+			home = pw->pw_dir;
+	}
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home || !*home) {
+		lk_errbuf(err, len, "no home directory to keep the database in\nfix: set LAUKA_DB or pass --db PATH");
+		return NULL;
+	}
+	return xasprintf("%s/.local/share/lauka/lauka.db", home);
+}
+
+/* mkdir -p of path's directory; new directories go to the sudo user. */
+static int make_parents(const char *path, char *err, size_t len)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int r = 0;
+	if (!slash || slash == dir) {
+		free(dir);
+		return 0;
+	}
+	*slash = '\0';
+	for (char *p = dir + 1;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+		*p = '\0';
+		struct stat st;
+		if (stat(dir, &st) != 0) {
+			if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+				lk_errbuf(err, len, "cannot create directory '%s' for the database: %s", dir, strerror(errno));
+				r = -LK_EIO;
+				break;
+			}
+			give_to_sudo_user(dir);
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	free(dir);
+	return r;
+}
+
+int db_open(struct db **out, const char *path, char *err, size_t len)
+{
+	*out = NULL;
+	char *p = path ? xstrdup(path) : db_default_path(err, len);
+	if (!p)
+		return -LK_EINVAL;
+	if (make_parents(p, err, len) < 0) {
+		free(p);
+		return -LK_EIO;
+	}
+	struct stat st;
+	bool existed = stat(p, &st) == 0;
+	struct db *db = xcalloc(1, sizeof(*db));
+	db->path = p;
+	int rc = sqlite3_open_v2(p, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	int r;
+	if (rc != SQLITE_OK) {
+		r = fail(db, rc, "cannot open", err, len);
+		goto bad;
+	}
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	/* Read the version before anything writes: a foreign file must stay as it is. */
+	int v = 0;
+	if ((r = user_version(db, &v, err, len)) < 0)
+		goto bad;
+	if (v > DB_SCHEMA_VERSION) {
+		r = newer(db, v, err, len);
+		goto bad;
+	}
+	if ((r = set_wal(db, err, len)) < 0 ||
+	    (r = exec(db, "PRAGMA synchronous = NORMAL", err, len)) < 0 ||
+	    (r = exec(db, "PRAGMA foreign_keys = ON", err, len)) < 0 ||
+	    (r = migrate(db, err, len)) < 0)
+		goto bad;
+	if (!existed)
+		give_to_sudo_user(p);
+	uid_t uid;
+	gid_t gid;
+	if (sudo_ids(&uid, &gid) && stat(p, &st) == 0 && st.st_uid == uid) {
+		char *side = xasprintf("%s-wal", p);
+		give_to_sudo_user(side);
+		free(side);
+		side = xasprintf("%s-shm", p);
+		give_to_sudo_user(side);
+		free(side);
+	}
+	*out = db;
+	return 0;
+bad:
+	db_close(db);
+	return r;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->h);
+	free(db->path);
+	free(db);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+	return (uint64_t)sqlite3_column_int64(st, i);
+}
+
+/* Run a prepared statement that returns no rows, then reset it for reuse. */
+static int step_done(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t len)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : fail(db, rc, what, err, len);
+}
+
+static int find_pmu(struct db *db, const char *kind, const char *name, sqlite3_int64 *id, char hex[65],
+		    char *err, size_t len)
+{
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT id, sha256 FROM pmu WHERE kind = ?1 AND name = ?2", &st, err, len);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, kind);
+	bind_text(st, 2, name);
+	int rc = sqlite3_step(st);
+	*id = 0;
+	hex[0] = '\0';
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		snprintf(hex, 65, "%s", (const char *)sqlite3_column_text(st, 1));
+		r = 0;
+	} else if (rc == SQLITE_DONE)
+		r = 0;
+	else
+		r = fail(db, rc, "looking up a catalogue", err, len);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_pmu_sha256(struct db *db, const char *kind, const char *name, char hex[65], char *err, size_t len)
+{
+	sqlite3_int64 id;
+	return find_pmu(db, kind, name, &id, hex, err, len);
+}
+
+static int store_pmu(struct db *db, const struct lk_pmu *p, enum db_import_status *status, char *err, size_t len)
+{
+	sqlite3_int64 id;
+	char hex[65];
+	int r = find_pmu(db, p->kind, p->name, &id, hex, err, len);
+	if (r < 0)
+		return r;
+	if (id && !strcmp(hex, p->sha256)) {
+		*status = DB_IMPORT_SAME;
+		return 0;
+	}
+	*status = id ? DB_IMPORT_CHANGED : DB_IMPORT_NEW;
+	sqlite3_stmt *st = NULL;
+	if (id) {
+		char sql[128];
+		snprintf(sql, sizeof(sql), "DELETE FROM event WHERE pmu_id = %lld; DELETE FROM alias WHERE pmu_id = %lld",
+			 (long long)id, (long long)id);
+		if ((r = exec(db, sql, err, len)) < 0)
+			return r;
+		r = prepare(db, "UPDATE pmu SET marketing_name = ?3, arch = ?4, fixed_mask = ?5, config_mask = ?6, "
+				"power_mask = ?7, source = ?8, sha256 = ?9, imported_at = ?10 WHERE kind = ?1 AND name = ?2",
+			    &st, err, len);
+	} else
+		r = prepare(db, "INSERT INTO pmu (kind, name, marketing_name, arch, fixed_mask, config_mask, power_mask, "
+				"source, sha256, imported_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+			    &st, err, len);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, p->kind);
+	bind_text(st, 2, p->name);
+	bind_text(st, 3, p->marketing_name);
+	bind_text(st, 4, p->arch);
+	bind_u64(st, 5, p->fixed_mask);
+	bind_u64(st, 6, p->config_mask);
+	bind_u64(st, 7, p->power_mask);
+	bind_text(st, 8, p->source);
+	bind_text(st, 9, p->sha256);
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)time(NULL));
+	r = step_done(db, st, "storing a catalogue", err, len);
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	if (!id)
+		id = sqlite3_last_insert_rowid(db->h);
+
+	/* A name given twice keeps its first entry, as pmu_find() would. */
+	if ((r = prepare(db, "INSERT OR IGNORE INTO event (pmu_id, name, description, number, umask, counters_mask, "
+			     "fixed_counter, fallback, errata, perf_type, config1, config2, unit) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+			 &st, err, len)) < 0)
+		return r;
+	for (size_t i = 0; i < p->nevents && r == 0; i++) {
+		const struct lk_event *e = &p->events[i];
+		sqlite3_bind_int64(st, 1, id);
+		bind_text(st, 2, e->name);
+		bind_text(st, 3, e->description);
+		bind_u64(st, 4, e->number);
+		bind_u64(st, 5, e->umask);
+		bind_u64(st, 6, e->counters_mask);
+		sqlite3_bind_int(st, 7, e->fixed_counter);
+		bind_text(st, 8, e->fallback);
+		bind_text(st, 9, e->errata);
+		sqlite3_bind_int64(st, 10, e->perf_type);
+		bind_u64(st, 11, e->config1);
+		bind_u64(st, 12, e->config2);
+		bind_text(st, 13, e->unit);
+		r = step_done(db, st, "storing an event", err, len);
+	}
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	if ((r = prepare(db, "INSERT OR IGNORE INTO alias (pmu_id, alias, target) VALUES (?1, ?2, ?3)", &st, err, len)) < 0)
+		return r;
+	for (size_t i = 0; i < p->naliases && r == 0; i++) {
+		sqlite3_bind_int64(st, 1, id);
+		bind_text(st, 2, p->aliases[i].alias);
+		bind_text(st, 3, p->aliases[i].target);
+		r = step_done(db, st, "storing an alias", err, len);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_import(struct db *db, const struct lk_pmu *const *pmus, size_t n, enum db_import_status *status,
+	      char *err, size_t len)
+{
+	int r = exec(db, "BEGIN IMMEDIATE", err, len);
+	if (r < 0)
+		return r;
+	bool wrote = false;
+	for (size_t i = 0; i < n; i++) {
+		enum db_import_status s;
+		if ((r = store_pmu(db, pmus[i], &s, err, len)) < 0) {
+			rollback(db);
+			return r;
+		}
+		wrote |= s != DB_IMPORT_SAME;
+		if (status)
+			status[i] = s;
+	}
+	const char *slow = getenv("LAUKA_TEST_SLOW_IMPORT");
+	if (wrote && slow && *slow) {
+		unsigned long ms = strtoul(slow, NULL, 10);
+		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	if ((r = exec(db, "COMMIT", err, len)) < 0)
+		rollback(db);
+	return r;
+}
+
+int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu *out, char *err, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT id, kind, name, marketing_name, arch, fixed_mask, config_mask, power_mask, source, "
+			    "sha256 FROM pmu WHERE (?1 IS NULL OR kind = ?1) AND name = ?2 COLLATE NOCASE "
+			    "ORDER BY name = ?2 DESC, kind LIMIT 1",
+			&st, err, len);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, kind);
+	bind_text(st, 2, name);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return fail(db, rc, "loading a catalogue", err, len);
+		lk_errbuf(err, len, "no catalogue named '%s' in database '%s'", name, db->path);
+		return -LK_ENOENT;
+	}
+	sqlite3_int64 id = sqlite3_column_int64(st, 0);
+	out->kind = col_text(st, 1);
+	out->name = col_text(st, 2);
+	out->marketing_name = col_text(st, 3);
+	out->arch = col_text(st, 4);
+	out->fixed_mask = col_u64(st, 5);
+	out->config_mask = col_u64(st, 6);
+	out->power_mask = col_u64(st, 7);
+	out->source = col_text(st, 8);
+	snprintf(out->sha256, sizeof(out->sha256), "%s", (const char *)sqlite3_column_text(st, 9));
+	sqlite3_finalize(st);
+
+	if ((r = prepare(db, "SELECT name, description, number, umask, counters_mask, fixed_counter, fallback, errata, "
+			     "perf_type, config1, config2, unit FROM event WHERE pmu_id = ?1 ORDER BY name",
+			 &st, err, len)) < 0)
+		goto bad;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct lk_event e = {
+			.name = (char *)sqlite3_column_text(st, 0),
+			.description = (char *)sqlite3_column_text(st, 1),
+			.number = col_u64(st, 2),
+			.umask = col_u64(st, 3),
+			.counters_mask = col_u64(st, 4),
+			.fixed_counter = sqlite3_column_int(st, 5),
+			.fallback = (char *)sqlite3_column_text(st, 6),
+			.errata = (char *)sqlite3_column_text(st, 7),
+			.perf_type = (uint32_t)sqlite3_column_int64(st, 8),
+			.config1 = col_u64(st, 9),
+			.config2 = col_u64(st, 10),
+			.unit = (char *)sqlite3_column_text(st, 11),
+		};
+		pmu_add_event(out, &e);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		r = fail(db, rc, "loading events", err, len);
+		goto bad;
+	}
+	if ((r = prepare(db, "SELECT alias, target FROM alias WHERE pmu_id = ?1 ORDER BY alias", &st, err, len)) < 0)
+		goto bad;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		pmu_add_alias(out, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		r = fail(db, rc, "loading aliases", err, len);
+		goto bad;
+	}
+	return 0;
+bad:
+	pmu_release(out);
+	return r;
+}
+
+int db_pmu_names(struct db *db, char ***names, size_t *n, char *err, size_t len)
+{
+	*names = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT DISTINCT name FROM pmu ORDER BY name", &st, err, len), rc;
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*names = xrealloc(*names, (*n + 1) * sizeof(**names));
+		(*names)[(*n)++] = col_text(st, 0);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(db, rc, "listing catalogues", err, len);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+int db_store_calibration(struct db *db, const char *pmu, const char *backend, const char *machine,
+			 const struct db_verdict *v, size_t n, char *err, size_t len)
+{
+	sqlite3_stmt *sv = NULL, *sr = NULL;
+	int r = exec(db, "BEGIN IMMEDIATE", err, len);
+	if (r < 0)
+		return r;
+	if ((r = prepare(db, "INSERT INTO verdict (pmu, backend, machine, event, verdict, profile, created_at) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &sv, err, len)) < 0 ||
+	    (r = prepare(db, "INSERT OR REPLACE INTO response (verdict_id, probe, per_unit_1x, per_unit_4x, expected) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5)", &sr, err, len)) < 0)
+		goto out;
+	sqlite3_int64 now = (sqlite3_int64)time(NULL);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		bind_text(sv, 1, pmu);
+		bind_text(sv, 2, backend);
+		bind_text(sv, 3, machine);
+		bind_text(sv, 4, v[i].event);
+		bind_text(sv, 5, v[i].verdict ? v[i].verdict : "unsupported");
+		bind_text(sv, 6, v[i].profile);
+		sqlite3_bind_int64(sv, 7, now);
+		if ((r = step_done(db, sv, "storing a verdict", err, len)) < 0)
+			break;
+		sqlite3_int64 id = sqlite3_last_insert_rowid(db->h);
+		for (size_t k = 0; k < v[i].nresp && r == 0; k++) {
+			const struct db_probe_response *p = &v[i].resp[k];
+			sqlite3_bind_int64(sr, 1, id);
+			bind_text(sr, 2, p->probe);
+			bind_real(sr, 3, p->per_unit_1x);
+			bind_real(sr, 4, p->per_unit_4x);
+			bind_real(sr, 5, p->expected);
+			r = step_done(db, sr, "storing a probe response", err, len);
+		}
+	}
+	if (r == 0)
+		r = exec(db, "COMMIT", err, len);
+out:
+	sqlite3_finalize(sv);
+	sqlite3_finalize(sr);
+	if (r < 0)
+		rollback(db);
+	return r;
+}
+
+int db_latest_verdicts(struct db *db, const char *pmu, const char *backend, const char *machine,
+		       struct db_latest **out, size_t *n, char *err, size_t len)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT event, verdict, profile FROM verdict v WHERE pmu = ?1 AND backend = ?2 AND machine = ?3 "
+			    "AND id = (SELECT max(id) FROM verdict w WHERE w.pmu = v.pmu AND w.backend = v.backend "
+			    "AND w.machine = v.machine AND w.event = v.event) ORDER BY event",
+			&st, err, len), rc;
+	if (r < 0)
+		return r;
+	bind_text(st, 1, pmu);
+	bind_text(st, 2, backend);
+	bind_text(st, 3, machine);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		struct db_latest *l = &(*out)[(*n)++];
+		l->event = col_text(st, 0);
+		l->verdict = col_text(st, 1);
+		l->profile = col_text(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(db, rc, "loading verdicts", err, len);
+}
+
+void db_latest_free(struct db_latest *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].event);
+		free(v[i].verdict);
+		free(v[i].profile);
+	}
+	free(v);
+}

@@ -1,0 +1,79 @@
+/*
+ * db.h: lauka's SQLite database, the only module that talks SQL.  It holds
+ * the event catalogues (one row per PMU, its events and aliases) and the
+ * calibration history (catalog/migrate-*.sql).
+ *
+ * Location: the path given, else $LAUKA_DB, else $XDG_DATA_HOME/lauka/lauka.db,
+ * else ~/.local/share/lauka/lauka.db (under sudo: the invoking user's home);
+ * missing directories are created.  Under sudo (euid 0 with SUDO_UID and
+ * SUDO_GID set) what lauka creates is handed to the invoking user.
+ *
+ * Safety: WAL mode and a busy timeout, so several lauka processes may use
+ * the database at once; every write is one transaction, so a killed lauka
+ * leaves the previous state.  The schema version lives in PRAGMA
+ * user_version and changes only through migrations.  A corrupt database, or
+ * one a newer lauka wrote, is reported (-LK_EDB) and never touched.
+ *
+ * Errors: functions return 0 or -LK_E* and fill err; for database errors
+ * err may hold a second line "fix: ..." so that printing it after "error: "
+ * gives the whole two-line message.
+ */
+#ifndef LAUKA_DB_H
+#define LAUKA_DB_H
+
+#include <stddef.h>
+
+#include "pmu.h"
+
+#define DB_SCHEMA_VERSION 1
+
+struct db;
+
+int db_open(struct db **out, const char *path /* NULL = default location */, char *err, size_t len);
+void db_close(struct db *db);
+const char *db_path(const struct db *db);
+/* The default location as above (malloc'd), or NULL with err filled. */
+char *db_default_path(char *err, size_t len);
+
+enum db_import_status { DB_IMPORT_SAME, DB_IMPORT_NEW, DB_IMPORT_CHANGED };
+
+/*
+ * Store catalogues, all in one transaction: a catalogue is identified by
+ * (kind, name); an unchanged sha256 changes nothing, a changed one replaces
+ * its events and aliases.  status[i] (may be NULL) says which happened.
+ * Test hook: $LAUKA_TEST_SLOW_IMPORT=MS sleeps that long before the commit.
+ */
+int db_import(struct db *db, const struct lk_pmu *const *pmus, size_t n, enum db_import_status *status,
+	      char *err, size_t len);
+/* The sha256 stored for (kind, name) into hex, or "" when there is none. */
+int db_pmu_sha256(struct db *db, const char *kind, const char *name, char hex[65], char *err, size_t len);
+/*
+ * Load a catalogue by name (kind NULL: any kind) into out, events and
+ * aliases sorted by name.  -LK_ENOENT when there is none.
+ */
+int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu *out, char *err, size_t len);
+/* Names of all stored catalogues, sorted (malloc'd array of malloc'd strings). */
+int db_pmu_names(struct db *db, char ***names, size_t *n, char *err, size_t len);
+
+/* calibration storage, one transaction per call */
+struct db_probe_response { const char *probe; double per_unit_1x, per_unit_4x, expected; /* NAN = none */ };
+struct db_verdict {
+	const char *event;        /* event name as in the catalogue */
+	const char *verdict;      /* "validated", "off by 12%", "silent", "not linear", "unschedulable", "unsupported" */
+	const char *profile;      /* "memory-bound-like", "branch-like", "work-like", "none" */
+	const struct db_probe_response *resp; size_t nresp;
+};
+int db_store_calibration(struct db *db, const char *pmu, const char *backend, const char *machine,
+			 const struct db_verdict *v, size_t n, char *err, size_t len);
+
+/* The latest verdict of each event of (pmu, backend, machine); strings malloc'd. */
+struct db_latest {
+	char *event;
+	char *verdict;
+	char *profile;
+};
+int db_latest_verdicts(struct db *db, const char *pmu, const char *backend, const char *machine,
+		       struct db_latest **out, size_t *n, char *err, size_t len);
+void db_latest_free(struct db_latest *v, size_t n);
+
+#endif

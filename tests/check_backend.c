@@ -1,0 +1,214 @@
+/* check_backend.c: registry, count scaling, the rusage backend and the Linux catalogue builder. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "backend.h"
+#include "error.h"
+#include "perf-events.h"
+#include "pmu.h"
+
+static const struct {
+	struct lk_counts in;
+	uint64_t value;
+	int scaled;
+	double coverage;
+} scale_cases[] = {
+	/* always running: untouched */
+	{ { .value = 1000, .enabled = 50, .running = 50, .supported = true }, 1000, 0, 0 },
+	/* counted a quarter of the time: x4 */
+	{ { .value = 1000, .enabled = 400, .running = 100, .supported = true }, 4000, 1, 0.25 },
+	/* rounding to nearest */
+	{ { .value = 10, .enabled = 3, .running = 2, .supported = true }, 15, 1, 2.0 / 3 },
+	/* enabled but never on a counter: not counted */
+	{ { .value = 7, .enabled = 100, .running = 0, .supported = true }, 0, 1, 0 },
+	/* unsupported counters are left alone */
+	{ { .value = 0, .enabled = 0, .running = 0, .supported = false }, 0, 0, 0 },
+	/* backends without time info (enabled = running = 0) */
+	{ { .value = 42, .supported = true }, 42, 0, 0 },
+};
+
+START_TEST(test_counts_scale)
+{
+	struct lk_counts c = scale_cases[_i].in;
+	counts_scale(&c);
+	ck_assert_uint_eq(c.value, scale_cases[_i].value);
+	ck_assert_int_eq(c.scaled, scale_cases[_i].scaled);
+	if (c.scaled)
+		ck_assert_double_eq_tol(c.coverage, scale_cases[_i].coverage, 1e-12);
+}
+END_TEST
+
+START_TEST(test_registry)
+{
+	ck_assert_ptr_nonnull(backend_find("rusage"));
+	ck_assert_ptr_nonnull(backend_find("RUSAGE"));
+	ck_assert_ptr_null(backend_find("nope"));
+	ck_assert_ptr_eq(backend_rusage(), backend_find("rusage"));
+	const struct lk_backend *def = backend_default();
+	ck_assert(def != backend_rusage());
+	for (size_t i = 0; lk_backends[i]; i++) {
+		ck_assert_ptr_nonnull(lk_backends[i]->name);
+		ck_assert_ptr_nonnull(lk_backends[i]->desc);
+		ck_assert_ptr_nonnull(lk_backends[i]->catalog);
+	}
+}
+END_TEST
+
+START_TEST(test_rusage_backend)
+{
+	const struct lk_backend *b = backend_rusage();
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(b->catalog(&pmu, err, sizeof(err)), 0);
+	const char *names[] = { "wall_time", "peak_rss", "user_time", "sys_time", "minor_faults" };
+	struct lk_evsel sel[5] = { 0 };
+	for (size_t i = 0; i < 5; i++) {
+		sel[i].ev = pmu_find(&pmu, names[i]);
+		ck_assert_ptr_nonnull(sel[i].ev);
+	}
+	struct backend_inst bi;
+	ck_assert_int_eq(backend_inst_open(&bi, b, sel, 5, err, sizeof(err)), 0);
+	struct rusage ru = { 0 };
+	ru.ru_maxrss = 2048;
+	ru.ru_utime.tv_sec = 1;
+	ru.ru_utime.tv_usec = 5;
+	ru.ru_stime.tv_usec = 250;
+	ru.ru_minflt = 77;
+	struct lk_run_info run = { .pid = 1, .wall_ns = 123456789, .rusage = &ru };
+	struct lk_counts out[5];
+	ck_assert_int_eq(b->read(bi.priv, &run, out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(out[0].value, 123456789);
+#ifdef __APPLE__
+	ck_assert_uint_eq(out[1].value, 2048);
+#else
+	ck_assert_uint_eq(out[1].value, 2048 * 1024);	/* Linux reports kilobytes */
+#endif
+	ck_assert_uint_eq(out[2].value, 1000005000);
+	ck_assert_uint_eq(out[3].value, 250000);
+	ck_assert_uint_eq(out[4].value, 77);
+	ck_assert(out[0].supported);
+	backend_inst_close(&bi);
+	pmu_release(&pmu);
+}
+END_TEST
+
+static const struct perf_format cpu_formats[] = {
+	{ "event", "config:0-7" }, { "umask", "config:8-15" }, { "edge", "config:18" },
+	{ "cmask", "config:24-31" }, { "ldlat", "config1:0-15" }, { "split", "config:0-3,32-35" },
+	{ "ext", "config2:0-63" },
+};
+
+static const struct {
+	const char *terms;
+	int ok;
+	uint64_t c0, c1, c2;
+} encode_cases[] = {
+	{ "event=0x3c", 1, 0x3c, 0, 0 },
+	{ "event=0xc0,umask=0x01", 1, 0x1c0, 0, 0 },
+	{ "event=0xa3,umask=0x14,cmask=20,edge", 1, 0x40000 | 0x14a3 | (20ull << 24), 0, 0 },
+	{ "event=0xcd,umask=0x1,ldlat=3", 1, 0x1cd, 3, 0 },
+	{ "split=0xab", 1, 0xbull | (0xaull << 32), 0, 0 },
+	{ "ext=0xffffffffffffffff", 1, 0, 0, ~0ull },
+	{ "event=0x3c\n", 1, 0x3c, 0, 0 },
+	{ "event=0x1ff", 0, 0, 0, 0 },		/* wider than its 8-bit field */
+	{ "bogus=1", 0, 0, 0, 0 },		/* no such format term */
+	{ "event=zz", 0, 0, 0, 0 },
+};
+
+START_TEST(test_encode_terms)
+{
+	uint64_t cfg[3];
+	char err[128];
+	int r = perf_encode_terms(encode_cases[_i].terms, cpu_formats, sizeof(cpu_formats) / sizeof(*cpu_formats),
+				  cfg, err, sizeof(err));
+	if (!encode_cases[_i].ok) {
+		ck_assert_int_eq(r, -LK_EINVAL);
+		return;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_eq(cfg[0], encode_cases[_i].c0);
+	ck_assert_uint_eq(cfg[1], encode_cases[_i].c1);
+	ck_assert_uint_eq(cfg[2], encode_cases[_i].c2);
+}
+END_TEST
+
+START_TEST(test_perf_catalog_fixture)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	ck_assert_str_eq(pmu.kind, "perf");
+	ck_assert_str_eq(pmu.name, "linux");
+	/* generic events and their aliases */
+	const struct lk_event *ev = pmu_find(&pmu, "cycles");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 0);
+	ck_assert_ptr_eq(pmu_find(&pmu, "cpu-cycles"), ev);
+	ck_assert_ptr_eq(pmu_find(&pmu, "CYCLES"), ev);
+	ev = pmu_find(&pmu, "task-clock");
+	ck_assert_str_eq(ev->unit, "ns");
+	ck_assert_ptr_eq(pmu_find(&pmu, "faults"), pmu_find(&pmu, "page-faults"));
+	ev = pmu_find(&pmu, "LLC-load-misses");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 3);
+	ck_assert_uint_eq(ev->number, 2 | 0 << 8 | 1 << 16);
+	ev = pmu_find(&pmu, "L1-dcache-prefetches");
+	ck_assert_uint_eq(ev->number, 0 | 2 << 8 | 0 << 16);
+	/* sysfs events with their encodings */
+	ev = pmu_find(&pmu, "cpu/mem-loads/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 4);
+	ck_assert_uint_eq(ev->number, 0x1cd);
+	ck_assert_uint_eq(ev->config1, 3);
+	ev = pmu_find(&pmu, "cpu/stall-edge/");
+	ck_assert_uint_eq(ev->number, 0x40000 | 0x14a3 | (20ull << 24));
+	ev = pmu_find(&pmu, "power/energy-pkg/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 17);
+	ck_assert_ptr_nonnull(strstr(ev->description, "Joules"));
+	/* encodings lauka cannot express are not offered */
+	ck_assert_ptr_null(pmu_find(&pmu, "cpu/too-wide/"));
+	ck_assert_ptr_null(pmu_find(&pmu, "cpu/unknown-term/"));
+	ck_assert_int_eq(perf_have_core_pmu(), 1);
+	pmu_release(&pmu);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
+START_TEST(test_suggest)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	perf_events_catalog(&pmu, err, sizeof(err));
+	const char *out[4];
+	size_t n = pmu_suggest(&pmu, "cycels", out, 4);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_str_eq(out[0], "cycles");
+	n = pmu_suggest(&pmu, "branch-mises", out, 4);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_str_eq(out[0], "branch-misses");
+	ck_assert_uint_eq(pmu_suggest(&pmu, "zzzzzzzzzzzz", out, 4), 0);
+	pmu_release(&pmu);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
+Suite *backend_suite(void)
+{
+	Suite *s = suite_create("backend");
+	TCase *tc = tcase_create("core");
+	tcase_add_loop_test(tc, test_counts_scale, 0, sizeof(scale_cases) / sizeof(*scale_cases));
+	tcase_add_test(tc, test_registry);
+	tcase_add_test(tc, test_rusage_backend);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("perf-events");
+	tcase_add_loop_test(tc, test_encode_terms, 0, sizeof(encode_cases) / sizeof(*encode_cases));
+	tcase_add_test(tc, test_perf_catalog_fixture);
+	tcase_add_test(tc, test_suggest);
+	suite_add_tcase(s, tc);
+	return s;
+}

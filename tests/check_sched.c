@@ -1,0 +1,317 @@
+/* check_sched.c: counter assignment, conflicts, passes and incompat labels on M1-like and M4-like masks. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "kpep.h"
+#include "sched.h"
+#include "util.h"
+
+/* An M1-like catalogue (masks as in a14.plist, kpep.md 3.2), or M4-like when m4 is set. */
+static void make_pmu(struct lk_pmu *p, bool m4)
+{
+	static const struct {
+		const char *name;
+		uint64_t mask;
+	} evs[] = {
+		{ "INST_ALL", 0x80 }, { "RETIRE_UOP", 0x80 }, { "INST_INT_ALU", 0x80 }, { "INST_LDST", 0x80 },
+		{ "INST_BRANCH", 0xe0 }, { "INST_BRANCH_TAKEN", 0xe0 }, { "L1D_CACHE_MISS_LD_NONSPEC", 0xe0 },
+		{ "BRANCH_MISPRED_NONSPEC", 0xe0 }, { "L1D_TLB_MISS_NONSPEC", 0xe0 },
+		{ "CORE_ACTIVE_CYCLE", 0x3fc }, { "L1D_CACHE_MISS_LD", 0x3fc }, { "MAP_STALL", 0x3fc },
+		{ "L1I_TLB_FILL", 0x3fc }, { "L2_TLB_MISS_DATA", 0x3fc }, { "INST_INT_LD", 0x3fc },
+		{ "SCHEDULE_UOP", 0x3fc }, { "FETCH_RESTART", 0x3fc }, { "L1D_TLB_ACCESS", 0x3fc },
+	};
+	memset(p, 0, sizeof(*p));
+	p->kind = xstrdup("kpep");
+	p->name = xstrdup(m4 ? "m4like" : "m1like");
+	p->marketing_name = xstrdup("Test M1");
+	p->fixed_mask = 0x3;
+	p->config_mask = 0x3fc;
+	p->power_mask = 0xe0;
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++) {
+		struct lk_event e = { .name = (char *)evs[i].name, .number = i + 1, .counters_mask = evs[i].mask,
+				      .fixed_counter = -1 };
+		if (m4 && (!strcmp(e.name, "INST_ALL") || !strcmp(e.name, "RETIRE_UOP") || e.counters_mask == 0xe0))
+			e.counters_mask = 0xfc;
+		pmu_add_event(p, &e);
+	}
+	struct lk_event fc = { .name = "FIXED_CYCLES", .counters_mask = 0x1, .fixed_counter = 0 };
+	struct lk_event fi = { .name = "FIXED_INSTRUCTIONS", .counters_mask = 0x2, .fixed_counter = 1,
+			       .fallback = "INST_ALL" };
+	pmu_add_event(p, &fc);
+	pmu_add_event(p, &fi);
+	pmu_add_alias(p, "Cycles", "FIXED_CYCLES");
+	pmu_add_alias(p, "Instructions", "FIXED_INSTRUCTIONS");
+}
+
+static size_t pick(const struct lk_pmu *p, const char *const *names, const struct lk_event **out)
+{
+	size_t n = 0;
+	for (; names[n]; n++) {
+		out[n] = pmu_find(p, names[n]);
+		ck_assert_msg(out[n] != NULL, "no %s", names[n]);
+	}
+	return n;
+}
+
+static int counter_of(const struct lk_event *const *evs, const int *c, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(evs[i]->name, name))
+			return c[i];
+	return -2;
+}
+
+/* Every permutation (rotations and reversals) gives the same event -> counter map and conflict set. */
+static void check_order_independent(const struct lk_pmu *p, const struct lk_event **evs, size_t n, int want_rc)
+{
+	int base[32], c[32];
+	struct sched_conflict bc, cc;
+	ck_assert_int_eq(sched_assign(p, evs, n, base, &bc), want_rc);
+	const struct lk_event *perm[32];
+	for (size_t rot = 0; rot < 2 * n; rot++) {
+		for (size_t i = 0; i < n; i++)
+			perm[i] = evs[(rot < n ? i + rot : n - 1 - i + rot) % n];
+		ck_assert_int_eq(sched_assign(p, perm, n, c, &cc), want_rc);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_int_eq(counter_of(perm, c, n, perm[i]->name), counter_of(evs, base, n, perm[i]->name));
+		ck_assert_uint_eq(cc.n, bc.n);
+		for (size_t i = 0; i < cc.n; i++) {
+			bool found = false;
+			for (size_t j = 0; j < bc.n; j++)
+				found |= perm[cc.idx[i]] == evs[bc.idx[j]];
+			ck_assert(found);
+		}
+	}
+}
+
+START_TEST(test_three_e0_plus_inst_all)
+{
+	struct lk_pmu p;
+	make_pmu(&p, false);
+	const char *names[] = { "inst_branch", "core_active_cycle", "l1d_cache_miss_ld_nonspec", "Cycles",
+				"INST_ALL", "branch_mispred_nonspec", NULL };
+	const struct lk_event *evs[8];
+	size_t n = pick(&p, names, evs);
+	int c[8];
+	struct sched_conflict conf;
+	ck_assert_int_eq(sched_assign(&p, evs, n, c, &conf), -LK_ESCHED);
+	ck_assert_uint_eq(conf.n, 4);	/* the three 0xE0 events and INST_ALL, not the bystanders */
+	ck_assert_uint_eq(conf.idx[0], 0);
+	ck_assert_uint_eq(conf.idx[1], 2);
+	ck_assert_uint_eq(conf.idx[2], 4);
+	ck_assert_uint_eq(conf.idx[3], 5);
+	check_order_independent(&p, evs, n, -LK_ESCHED);
+
+	/* Without INST_ALL the three fit on PMC5-7. */
+	const char *fit[] = { "inst_branch", "l1d_cache_miss_ld_nonspec", "branch_mispred_nonspec", NULL };
+	n = pick(&p, fit, evs);
+	ck_assert_int_eq(sched_assign(&p, evs, n, c, NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert(c[i] >= 5 && c[i] <= 7);
+	pmu_release(&p);
+}
+END_TEST
+
+START_TEST(test_pair_conflict)
+{
+	struct lk_pmu p;
+	make_pmu(&p, false);
+	const char *names[] = { "core_active_cycle", "retire_uop", "map_stall", "inst_all", NULL };
+	const struct lk_event *evs[8];
+	size_t n = pick(&p, names, evs);
+	int c[8];
+	struct sched_conflict conf;
+	ck_assert_int_eq(sched_assign(&p, evs, n, c, &conf), -LK_ESCHED);
+	ck_assert_uint_eq(conf.n, 2);
+	ck_assert_uint_eq(conf.idx[0], 1);
+	ck_assert_uint_eq(conf.idx[1], 3);
+	check_order_independent(&p, evs, n, -LK_ESCHED);
+	pmu_release(&p);
+}
+END_TEST
+
+START_TEST(test_ten_fit)
+{
+	struct lk_pmu p;
+	make_pmu(&p, false);
+	/* 8 default-mask events plus the 2 fixed ones: all ten counters. */
+	const char *names[] = { "core_active_cycle", "l1d_cache_miss_ld", "map_stall", "l1i_tlb_fill",
+				"l2_tlb_miss_data", "inst_int_ld", "schedule_uop", "fetch_restart",
+				"fixed_cycles", "fixed_instructions", NULL };
+	const struct lk_event *evs[12];
+	size_t n = pick(&p, names, evs);
+	int c[12];
+	ck_assert_int_eq(sched_assign(&p, evs, n, c, NULL), 0);
+	uint64_t used = 0;
+	for (size_t i = 0; i < n; i++) {
+		ck_assert(c[i] >= 0 && c[i] < 10);
+		ck_assert(!(used >> c[i] & 1));
+		used |= UINT64_C(1) << c[i];
+	}
+	ck_assert_int_eq(c[8], 0);
+	ck_assert_int_eq(c[9], 1);
+	check_order_independent(&p, evs, n, 0);
+
+	/* An eleventh does not fit: the nine default-mask events conflict. */
+	evs[n] = pmu_find(&p, "l1d_tlb_access");
+	struct sched_conflict conf;
+	ck_assert_int_eq(sched_assign(&p, evs, n + 1, c, &conf), -LK_ESCHED);
+	ck_assert_uint_eq(conf.n, 9);
+	pmu_release(&p);
+}
+END_TEST
+
+START_TEST(test_fixed_fallback)
+{
+	struct lk_pmu p;
+	make_pmu(&p, false);
+	const struct lk_event *evs[4];
+	int c[4];
+	struct sched_conflict conf;
+	/* With PMC1 unavailable, FIXED_INSTRUCTIONS is counted as INST_ALL on PMC7 ... */
+	p.fixed_mask = 0x1;
+	evs[0] = pmu_find(&p, "instructions");
+	ck_assert_str_eq(evs[0]->name, "FIXED_INSTRUCTIONS");
+	ck_assert_int_eq(sched_assign(&p, evs, 1, c, NULL), 0);
+	ck_assert_int_eq(c[0], 7);
+	/* ... so it then conflicts with INST_ALL itself. */
+	evs[1] = pmu_find(&p, "inst_all");
+	ck_assert_int_eq(sched_assign(&p, evs, 2, c, &conf), -LK_ESCHED);
+	ck_assert_uint_eq(conf.n, 2);
+	/* FIXED_CYCLES has no fallback: without PMC0 it cannot be counted at all. */
+	p.fixed_mask = 0x2;
+	evs[0] = pmu_find(&p, "fixed_cycles");
+	ck_assert_int_eq(sched_assign(&p, evs, 1, c, &conf), -LK_ESCHED);
+	ck_assert_uint_eq(conf.n, 1);
+	/* With the fixed counters there, both use them and INST_ALL keeps PMC7. */
+	p.fixed_mask = 0x3;
+	evs[0] = pmu_find(&p, "fixed_instructions");
+	evs[2] = pmu_find(&p, "fixed_cycles");
+	ck_assert_int_eq(sched_assign(&p, evs, 3, c, NULL), 0);
+	ck_assert_int_eq(c[0], 1);
+	ck_assert_int_eq(c[1], 7);
+	ck_assert_int_eq(c[2], 0);
+	pmu_release(&p);
+}
+END_TEST
+
+START_TEST(test_unconstrained)
+{
+	struct lk_pmu p = { 0 };
+	for (int i = 0; i < 40; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "sw%d", i);
+		struct lk_event e = { .name = name, .fixed_counter = -1 };
+		pmu_add_event(&p, &e);
+	}
+	const struct lk_event *evs[40];
+	int c[40];
+	for (int i = 0; i < 40; i++)
+		evs[i] = &p.events[i];
+	ck_assert_int_eq(sched_assign(&p, evs, 40, c, NULL), 0);
+	for (int i = 0; i < 40; i++)
+		ck_assert_int_eq(c[i], -1);
+	size_t pass[40];
+	ck_assert_uint_eq(sched_passes(&p, evs, 40, pass), 1);
+	char buf[32];
+	ck_assert_str_eq(sched_incompat(&p, evs[0], buf, sizeof(buf)), "none");
+	pmu_release(&p);
+}
+END_TEST
+
+START_TEST(test_passes)
+{
+	struct lk_pmu p;
+	make_pmu(&p, false);
+	const char *names[] = { "inst_all", "retire_uop", "inst_ldst", "inst_branch", "inst_branch_taken",
+				"l1d_cache_miss_ld_nonspec", "core_active_cycle", NULL };
+	const struct lk_event *evs[8];
+	size_t n = pick(&p, names, evs), pass[8];
+	size_t np = sched_passes(&p, evs, n, pass);
+	ck_assert_uint_eq(np, 3);	/* three PMC7-only events need three passes */
+	for (size_t k = 0; k < np; k++) {
+		const struct lk_event *sub[8];
+		size_t ns = 0;
+		for (size_t i = 0; i < n; i++)
+			if (pass[i] == k)
+				sub[ns++] = evs[i];
+		int c[8];
+		ck_assert_uint_gt(ns, 0);
+		ck_assert_int_eq(sched_assign(&p, sub, ns, c, NULL), 0);
+	}
+	pmu_release(&p);
+}
+END_TEST
+
+static const struct {
+	bool m4;
+	const char *event, *label;
+} labels[] = {
+	{ false, "INST_ALL", "pair,quad" },
+	{ false, "RETIRE_UOP", "pair,quad" },
+	{ false, "L1D_CACHE_MISS_LD_NONSPEC", "quad" },
+	{ false, "CORE_ACTIVE_CYCLE", "none" },
+	{ false, "FIXED_CYCLES", "none" },
+	{ false, "FIXED_INSTRUCTIONS", "none" },
+	{ true, "INST_INT_ALU", "pair,group6" },
+	{ true, "INST_ALL", "group6" },
+	{ true, "L1D_CACHE_MISS_LD_NONSPEC", "group6" },
+	{ true, "CORE_ACTIVE_CYCLE", "none" },
+};
+
+START_TEST(test_incompat)
+{
+	struct lk_pmu p;
+	make_pmu(&p, labels[_i].m4);
+	char buf[64];
+	ck_assert_str_eq(sched_incompat(&p, pmu_find_exact(&p, labels[_i].event), buf, sizeof(buf)), labels[_i].label);
+	pmu_release(&p);
+}
+END_TEST
+
+/* The real M1 catalogue, when ../shared is beside the repo. */
+START_TEST(test_a14_flags)
+{
+	const char *path = LAUKA_SRCDIR "/../shared/kpep-data/a14.plist";
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "skip: %s absent\n", path);
+		return;
+	}
+	struct lk_pmu p;
+	char err[256], buf[64];
+	ck_assert_int_eq(kpep_parse_file(path, &p, err, sizeof(err)), 0);
+	ck_assert_str_eq(sched_incompat(&p, pmu_find(&p, "inst_all"), buf, sizeof(buf)), "pair,quad");
+	ck_assert_str_eq(sched_incompat(&p, pmu_find(&p, "l1d_cache_miss_ld_nonspec"), buf, sizeof(buf)), "quad");
+	ck_assert_str_eq(sched_incompat(&p, pmu_find(&p, "core_active_cycle"), buf, sizeof(buf)), "none");
+	size_t pair = 0, quad = 0;
+	for (size_t i = 0; i < p.nevents; i++) {
+		const char *l = sched_incompat(&p, &p.events[i], buf, sizeof(buf));
+		pair += strstr(l, "pair") != NULL;
+		quad += strstr(l, "quad") != NULL;
+	}
+	ck_assert_uint_eq(pair, 6);
+	ck_assert_uint_eq(quad, 25);
+	pmu_release(&p);
+}
+END_TEST
+
+extern Suite *sched_suite(void);
+Suite *sched_suite(void)
+{
+	Suite *s = suite_create("sched");
+	TCase *tc = tcase_create("assign");
+	tcase_add_test(tc, test_three_e0_plus_inst_all);
+	tcase_add_test(tc, test_pair_conflict);
+	tcase_add_test(tc, test_ten_fit);
+	tcase_add_test(tc, test_fixed_fallback);
+	tcase_add_test(tc, test_unconstrained);
+	tcase_add_test(tc, test_passes);
+	tcase_add_loop_test(tc, test_incompat, 0, (int)ARRAY_SIZE(labels));
+	tcase_add_test(tc, test_a14_flags);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,64 @@
+# record: every documented usage error and exit code, with one clear error line
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+
+run "$LAUKA" -n 2 -- true
+expect_rc 1; expect_err '^error: minimum runs is 3 (got 2)$'; expect_err '^fix: use -n 3 or higher'; expect_no_out
+run "$LAUKA" record --runs=1 -- true
+expect_rc 1; expect_err 'minimum runs is 3 (got 1)'
+run "$LAUKA" -n abc -- true
+expect_rc 1; expect_err "invalid number of runs 'abc'"
+run "$LAUKA" --warmup -1 -- true
+expect_rc 1; expect_err "invalid number of warm-up runs"
+
+run "$LAUKA" -- "echo 'unterminated"
+expect_rc 1; expect_err '^error: unbalanced quote'; expect_no_out
+run "$LAUKA" -- 'ls | wc -l'
+expect_rc 1; expect_err "shell metacharacter '|'"; expect_err "^fix: run it through a shell: lauka -- \"sh -c 'ls | wc -l'\""
+run "$LAUKA" -- 'echo $HOME'
+expect_rc 1; expect_err "shell metacharacter '\\$'"
+run "$LAUKA" -- 'true > out.txt'
+expect_rc 1; [ ! -e out.txt ] || fail "a redirection was performed"
+
+run "$LAUKA" -n 3
+expect_rc 1; expect_err '^error: no command to measure'
+run "$LAUKA" --
+expect_rc 1; expect_err 'no command to measure'
+run "$LAUKA" -n 3 true
+expect_rc 1; expect_err "missing '--' before the command 'true'"
+run "$LAUKA" -- myapp --flag 1
+expect_rc 1; expect_err "looks like an argument"; expect_err "lauka -- 'myapp --flag 1'"
+run "$LAUKA" --bogus -- true
+expect_rc 1; expect_err "^error: unknown option '--bogus'"
+run "$LAUKA" --color sometimes -- true
+expect_rc 1; expect_err "invalid --color 'sometimes'"
+run "$LAUKA" -- ''
+expect_rc 1; expect_err 'command 1 is empty'
+run "$LAUKA" frobnicate
+expect_rc 1; expect_err "unknown verb 'frobnicate'"
+run "$LAUKA" recrod -- true
+expect_rc 1; expect_err "did you mean 'lauka record'"
+
+# Unknown measurement: usage error naming close names, before anything runs.
+run "$LAUKA" -m wall_tme -- 'touch ran'
+expect_rc 1; expect_err "^error: unknown measurement 'wall_tme'"; expect_err "did you mean 'wall_time'"
+[ ! -e ran ] || fail "the command ran despite a usage error"
+run "$LAUKA" -m , -- true
+expect_rc 1; expect_err "no measurement named"
+run "$LAUKA" --backend nope -- true
+expect_rc 1; expect_err "unknown backend 'nope'"
+
+# Commands that cannot start: 127 / 126, one line, no table.
+run "$LAUKA" -- 'no-such-command-xyz --flag'
+expect_rc 127; expect_err "^error: command not found: 'no-such-command-xyz'$"; expect_no_out
+run "$LAUKA" -- './missing-binary'
+expect_rc 127; expect_no_out
+printf 'echo hi\n' > notexec.sh; chmod 644 notexec.sh
+run "$LAUKA" -- './notexec.sh'
+expect_rc 126; expect_err "not executable: './notexec.sh'"; expect_no_out
+mkdir adir
+run "$LAUKA" -- './adir'
+expect_rc 126
+# The second command is checked before the first one runs.
+run "$LAUKA" -- 'touch first-ran' 'no-such-command-xyz'
+expect_rc 127; [ ! -e first-ran ] || fail "first command ran although the second cannot start"
+exit 0

@@ -1,0 +1,24 @@
+# record --json: every command, measurement, statistic, delta and sample in a JSON file
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+
+run "$LAUKA" --json r.json -n 4 -- 'sleep 0.01' 'sleep 0.03'
+expect_rc 0
+[ -s r.json ] || fail "no JSON written"
+grep -q '"command": "sleep 0.03"' r.json || fail "command missing: $(cat r.json)"
+grep -q '"name": "wall_time", "unit": "ns"' r.json || fail "wall_time missing"
+grep -q '"verdict": "worse"' r.json || fail "delta missing"
+if command -v python3 >/dev/null; then
+	python3 - <<'EOP' || fail "JSON check failed: $(cat r.json)"
+import json
+d = json.load(open("r.json"))
+a, b = d["commands"]
+assert a["runs"] == 4 and b["runs"] == 4
+wa = next(m for m in a["measurements"] if m["name"] == "wall_time")
+wb = next(m for m in b["measurements"] if m["name"] == "wall_time")
+assert len(wa["samples"]) == 4 and min(wa["samples"]) == wa["min"]
+assert "delta" not in wa and wb["delta"]["verdict"] == "worse" and wb["delta"]["percent"] > 50
+EOP
+fi
+run "$LAUKA" --json /nonexistent-dir/r.json -- true
+expect_rc 1; expect_err "cannot write '/nonexistent-dir/r.json'"
+exit 0

@@ -1,0 +1,12 @@
+# record: on a terminal, a progress indicator goes to stderr and colours are on unless NO_COLOR
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+command -v script >/dev/null || skip "script(1) from util-linux is missing"
+script -qec "$LAUKA -n 3 -- 'sleep 0.05'" /dev/null > tty.txt 2>&1 || fail "lauka failed under a pty: $(cat tty.txt)"
+grep -q '\[1/1\] run 3/3' tty.txt || fail "no progress indicator: $(cat -v tty.txt)"
+grep -q "$(printf '\033')\[92m" tty.txt || fail "no colour on a terminal"
+NO_COLOR=1 script -qec "$LAUKA -n 3 -- true" /dev/null > tty2.txt 2>&1
+grep -q "$(printf '\033')\[92m" tty2.txt && fail "colour despite NO_COLOR"
+# Not a terminal: neither progress nor colour.
+run "$LAUKA" -n 3 -- true
+printf '%s' "$err" | grep -q 'run 3/3' && fail "progress written to a non-terminal"
+exit 0
