@@ -47,7 +47,7 @@ done
 export ZIG_GLOBAL_CACHE_DIR="$root/.cache/zig/cache" ZIG_LOCAL_CACHE_DIR="$root/.cache/zig/cache"
 srcs=$(ls src/*.c; find probes -name '*.c' 2>/dev/null | sort || true)
 flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
- -D_DARWIN_C_SOURCE -DLAUKA_VERSION=\"check\" -DLAUKA_GIT_REV=\"check\" -Isrc -I$tmp/gen -isystem $tmp/inc"
+ -D_DARWIN_C_SOURCE -DLAUKA_VERSION=\"check\" -DLAUKA_GIT_REV=\"check\" -iquote src -iquote $tmp/gen -isystem $tmp/inc"
 n=0
 fail=0
 for t in $targets; do
