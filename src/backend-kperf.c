@@ -41,15 +41,9 @@
  */
 #include "backend-kperf.h"
 #include "error.h"
+#include "kpep.h"
 #include "kperf-agg.h"
 #include "util.h"
-
-#if defined(__has_include)
-#if __has_include("kpep.h")
-#include "kpep.h"
-#define LAUKA_HAVE_KPEP 1
-#endif
-#endif
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -535,13 +529,7 @@ static int kperf_catalog(struct lk_pmu *out, char *err, size_t len)
 			  "or /usr/share/kpep", path);
 		return -LK_ENOENT;
 	}
-#ifdef LAUKA_HAVE_KPEP
 	return kpep_parse_file(path, out, err, len);
-#else
-	(void)out;
-	lk_errbuf(err, len, "this lauka was built without the kpep parser (src/kpep.c); found '%s'", path);
-	return -LK_ENOTSUP;
-#endif
 }
 
 static kpep_event *db_event(struct kperf_priv *p, const char *const *names)

@@ -429,8 +429,19 @@ START_TEST(test_catalog_locates_plist)
 	char err[512];
 	ck_assert_int_eq(backend_kperf.catalog(&pmu, err, sizeof(err)), -LK_ENOENT);
 	ck_assert_msg(strstr(err, "cpu_100000c_2_5f4dea93.plist"), "err: %s", err);
+	/* Found through the cpu_* symlink, parsed by kpep.c. */
+	char *link = xasprintf("%s/cpu_100000c_2_5f4dea93.plist", dir);
+	ck_assert_int_eq(symlink(LAUKA_SRCDIR "/tests/fixtures/kpep/tiny.plist", link), 0);
+	ck_assert_msg(backend_kperf.catalog(&pmu, err, sizeof(err)) == 0, "catalog: %s", err);
+	ck_assert_str_eq(pmu.kind, "kpep");
+	ck_assert_str_eq(pmu.name, "tiny");
+	ck_assert_msg(strstr(pmu.source, "tests/fixtures/kpep/tiny.plist"), "source %s", pmu.source);
+	ck_assert_ptr_nonnull(pmu_find(&pmu, "FIXED_INSTRUCTIONS"));
+	pmu_release(&pmu);
 	setenv("LAUKA_STANDIN_FAIL", "cpu_ids=5", 1);
 	ck_assert_int_eq(backend_kperf.catalog(&pmu, err, sizeof(err)), -LK_ENOTSUP);
+	unlink(link);
+	free(link);
 	rmdir(dir);
 }
 END_TEST
