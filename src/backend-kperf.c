@@ -197,8 +197,11 @@ static const char *env_or(const char *name, const char *dflt)
 	return v && *v ? v : dflt;
 }
 
+static atomic_bool emergency_armed;
+
 void kperf_lib_unload(void)
 {
+	atomic_store(&emergency_armed, false);
 	if (L.kperfdata)
 		dlclose(L.kperfdata);
 	if (L.kperf)
@@ -380,8 +383,6 @@ static int kcall(int r, const char *name, char *why, size_t len)
 
 /* ---- the clean-state sequence ---- */
 
-static atomic_bool emergency_armed;
-
 /*
  * Stop sampling, reset kdebug and kperf, switch PET off, stop kpc counting
  * and release the forced counters.  Every step runs even when an earlier one
@@ -394,6 +395,10 @@ static int release_all(char *why, size_t len)
 	const struct kperf_fns *f = &L.f;
 	char tmp[256];
 	int first = 0, r;
+	if (!L.fns_tried || L.fns_err || !L.sys) {
+		lk_errbuf(why, len, "the kperf frameworks are not loaded");
+		return -LK_ENOTSUP;
+	}
 	int off = 0;
 	size_t zero = 0;
 #define STEP(x) do { r = (x); if (r < 0 && !first) { first = r; lk_errbuf(why, len, "%s", tmp); } \
@@ -1006,8 +1011,9 @@ static int kperf_read(void *priv, const struct lk_run_info *run, struct lk_count
 				c->running = 0;	/* no thread sampled twice: not counted */
 				break;
 			}
-			c->value = kperf_agg_scale(p->totals[p->slot[i]], sampled, p->ru.instructions);
+			c->value = p->totals[p->slot[i]];
 			if (sc == KPERF_SCOPE_PARTIAL) {
+				c->value = kperf_agg_scale(c->value, sampled, p->ru.instructions);
 				c->scaled = true;
 				c->coverage = coverage;
 			}
@@ -1045,9 +1051,14 @@ static void kperf_close(void *priv)
 	p->role = NULL;
 }
 
+/*
+ * Cycles and instructions are rusage defaults on macOS (exact, from
+ * proc_pid_rusage), so kperf adds what rusage cannot count.  On M1-M3 the
+ * first three share PMC5-7 and fit exactly; names missing from a chip's
+ * database are skipped by the caller.
+ */
 static const char *const kperf_defaults[] = {
-	"FIXED_CYCLES", "FIXED_INSTRUCTIONS", "INST_BRANCH", "BRANCH_MISPRED_NONSPEC",
-	"L1D_CACHE_MISS_LD_NONSPEC", NULL,
+	"INST_BRANCH", "BRANCH_MISPRED_NONSPEC", "L1D_CACHE_MISS_LD_NONSPEC", "L1I_CACHE_MISS_DEMAND", NULL,
 };
 
 const struct lk_backend backend_kperf = {

@@ -96,13 +96,16 @@ static void add_word(struct strbuf *sb, const char *w)
 char *sudo_command(int argc, char **argv)
 {
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "sudo lauka");
+	strbuf_addf(&sb, "sudo");
 	int i = 0;
 	if (argc > 0 && !strcmp(argv[0], "record")) {
-		strbuf_addf(&sb, " record");
+		strbuf_addf(&sb, " lauka record");
 		i = 1;
 	} else if (argc > 0) {
-		i = 1;	/* argv[0] is the program itself */
+		add_word(&sb, argv[0]);	/* the program as it was invoked: ./build/lauka */
+		i = 1;
+	} else {
+		strbuf_addf(&sb, " lauka");
 	}
 	for (; i < argc; i++)
 		add_word(&sb, argv[i]);

@@ -38,8 +38,9 @@ bool sudo_user(struct sudo_user *u);
 void sudo_user_env(const struct sudo_user *u);
 
 /*
- * "sudo lauka <verb> <args...>" re-quoted for a shell: argv as cmd_record
- * received it (argv[0] is "record", or "lauka" when the verb was implied).
+ * "sudo lauka record <args...>" re-quoted for a shell, from argv as cmd_record
+ * received it: argv[0] is "record", or the program as invoked when the verb
+ * was implied ("sudo ./build/lauka <args...>").
  * Returns a malloc'd string.
  */
 char *sudo_command(int argc, char **argv);

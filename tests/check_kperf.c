@@ -520,6 +520,30 @@ START_TEST(test_scope_low_coverage)
 }
 END_TEST
 
+/* Samples that saw the whole run (or up to the tolerance more): raw totals, not scaled. */
+START_TEST(test_scope_full)
+{
+	use_standin();
+	static const char *const permille[] = { "1000", "1015" };
+	for (size_t k = 0; k < 2; k++) {
+		setenv("LAUKA_STANDIN_COVERAGE_PERMILLE", permille[k], 1);
+		struct lk_event *evs[] = { &ev_branch };
+		struct lk_evsel sel[1];
+		sel_init(sel, evs, 1, true);
+		struct backend_inst bi;
+		char err[512] = "";
+		ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+		struct lk_counts c[1];
+		struct runner_result res;
+		char *argv[] = { "/bin/true", NULL };
+		ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+		ck_assert_uint_eq(c[0].value, 0x8d * STANDIN_UNITS);
+		ck_assert(!c[0].scaled);
+		backend_inst_close(&bi);
+	}
+}
+END_TEST
+
 START_TEST(test_scope_over_fails)
 {
 	use_standin();
@@ -929,6 +953,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_catalog_locates_plist);
 	tcase_add_test(tc, test_run_counts);
 	tcase_add_test(tc, test_scope_low_coverage);
+	tcase_add_test(tc, test_scope_full);
 	tcase_add_test(tc, test_scope_over_fails);
 	tcase_add_test(tc, test_scope_no_samples);
 	tcase_add_test(tc, test_one_thread);

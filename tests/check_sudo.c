@@ -43,6 +43,7 @@ static const struct {
 	const char *want;
 } cmd_cases[] = {
 	{ { "lauka", "--backend", "kperf", "--", "sleep 1" }, 5, "sudo lauka --backend kperf -- 'sleep 1'" },
+	{ { "./build/lauka", "-m", "inst_all", "--", "./a.out" }, 5, "sudo ./build/lauka -m inst_all -- ./a.out" },
 	{ { "record", "-m", "inst_all,cycles", "--", "./a.out" }, 5, "sudo lauka record -m inst_all,cycles -- ./a.out" },
 	{ { "record", "--", "sh -c 'echo hi'" }, 3, "sudo lauka record -- 'sh -c '\\''echo hi'\\'''" },
 	{ { "lauka", "--", "" }, 3, "sudo lauka -- ''" },
