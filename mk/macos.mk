@@ -14,7 +14,6 @@ STANDIN_SRC := tests/support/kperf-standin.c
 STANDIN_SO  := $(BUILD)/libkperf-standin.so
 TEST_SUPPORT := $(filter-out $(STANDIN_SRC),$(TEST_SUPPORT))
 CHECK_DEPS  += $(STANDIN_SO)
-CLEAN_EXTRA += .cache/zig
 
 $(STANDIN_SO): $(STANDIN_SRC) tests/support/kperf-standin.h src/backend-kperf.h src/kperf-agg.h
 	@mkdir -p $(@D)
