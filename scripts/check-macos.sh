@@ -2,7 +2,7 @@
 # scripts/check-macos.sh: compile-check every macOS source on Linux with
 # zig cc (scripts/zig.sh installs it on first use): each src/*.c and each C
 # file under probes/, for every target below, with the project's warnings
-# and -Werror.  Objects go to /dev/null: this proves the code compiles
+# and -Werror.  Objects are thrown away: this proves the code compiles
 # against Apple's headers (as bundled with zig 0.11: macOS 11-13), nothing
 # more.  libplist and SQLite headers are not in zig's macOS sysroot, so
 # just those two headers are copied from the Linux system into a private
@@ -54,7 +54,8 @@ for t in $targets; do
 	for f in $srcs; do
 		n=$((n + 1))
 		# shellcheck disable=SC2086
-		if ! "$zig" cc -target "$t" $flags -c "$f" -o /dev/null 2>"$tmp/err"; then
+		# Not -o /dev/null: zig 0.11 then also leaves <name>.o in the current directory.
+		if ! "$zig" cc -target "$t" $flags -c "$f" -o "$tmp/out.o" 2>"$tmp/err"; then
 			echo "check-macos: $t: $f failed:" >&2
 			cat "$tmp/err" >&2
 			fail=$((fail + 1))
