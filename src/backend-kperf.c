@@ -464,7 +464,10 @@ struct kperf_priv {
 	struct kperf_kdbuf *buf;
 	pthread_t reader;
 	bool reader_on;
-	atomic_bool stop;
+	bool stop;			/* under mu: the reader thread must finish */
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
+	bool sync_init;
 	int run_err;
 	char run_why[256];
 	struct kperf_rusage ru;
@@ -771,7 +774,9 @@ static int kperf_open(void *priv, struct lk_evsel *sel, size_t n, char *err, siz
 	p->nsel = n;
 	p->slot = xcalloc(n ? n : 1, sizeof(*p->slot));
 	p->role = xcalloc(n ? n : 1, sizeof(*p->role));
-	atomic_init(&p->stop, false);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	p->sync_init = true;
 
 	/* State left by a killed run (sampling or PET still on, counters forced): detect, then reset. */
 	uint32_t sampling = 0;
@@ -827,16 +832,29 @@ static int drain(struct kperf_priv *p)
 static void *reader_main(void *arg)
 {
 	struct kperf_priv *p = arg;
-	while (!atomic_load(&p->stop)) {
-		struct timespec ts = { 0, READ_INTERVAL_NS };
-		nanosleep(&ts, NULL);
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop) {
+		/* A timed wait on a condition (not a sleep), so stop_run() need not wait out the interval. */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += READ_INTERVAL_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->wake, &p->mu, &ts);
+		if (p->stop)
+			break;
+		pthread_mutex_unlock(&p->mu);
 		int r = drain(p);
+		pthread_mutex_lock(&p->mu);
 		if (r < 0) {
 			kperf_errno_error("kdebug read", -r, p->run_why, sizeof(p->run_why));
 			p->run_err = -LK_EIO;
 			break;
 		}
 	}
+	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
@@ -847,7 +865,10 @@ static int stop_run(struct kperf_priv *p, char *why, size_t len)
 	size_t zero = 0;
 	char tmp[256];
 	if (p->reader_on) {
-		atomic_store(&p->stop, true);
+		pthread_mutex_lock(&p->mu);
+		p->stop = true;
+		pthread_cond_signal(&p->wake);
+		pthread_mutex_unlock(&p->mu);
 		pthread_join(p->reader, NULL);
 		p->reader_on = false;
 	}
@@ -895,7 +916,7 @@ static int kperf_attach(void *priv, pid_t pid, char *err, size_t len)
 	p->run_err = 0;
 	p->run_why[0] = '\0';
 	kperf_agg_reset(&p->agg);
-	atomic_store(&p->stop, false);
+	p->stop = false;	/* no reader thread runs between runs */
 	p->sampling = true;	/* from here on stop_run() must undo */
 	if ((r = KCALL(f->kperf_action_count_set(KPERF_ACTION_MAX), "kperf_action_count_set", err, len)) ||
 	    (r = KCALL(f->kperf_timer_count_set(KPERF_TIMER_MAX), "kperf_timer_count_set", err, len)) ||
@@ -1049,6 +1070,11 @@ static void kperf_close(void *priv)
 	p->buf = NULL;
 	p->slot = NULL;
 	p->role = NULL;
+	if (p->sync_init) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->wake);
+		p->sync_init = false;
+	}
 }
 
 /*

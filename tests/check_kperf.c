@@ -498,6 +498,27 @@ START_TEST(test_run_counts)
 }
 END_TEST
 
+/* A command that runs a while: the reader thread drains the trace buffer during the run. */
+START_TEST(test_reader_thread)
+{
+	use_standin();
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+	struct lk_counts c[1];
+	struct runner_result res;
+	char *argv[] = { "/bin/sleep", "0.2", NULL };
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	ck_assert_msg(state().reads >= 5, "only %d reads during a 200 ms run", state().reads);
+	ck_assert_uint_eq(c[0].value, expect_scaled(0x8d, 2 * STANDIN_UNITS, 2 * STANDIN_UNITS * 1000 / 995));
+	backend_inst_close(&bi);
+	assert_clean("after close");
+}
+END_TEST
+
 START_TEST(test_scope_low_coverage)
 {
 	use_standin();
@@ -954,6 +975,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_detect);
 	tcase_add_test(tc, test_catalog_locates_plist);
 	tcase_add_test(tc, test_run_counts);
+	tcase_add_test(tc, test_reader_thread);
 	tcase_add_test(tc, test_scope_low_coverage);
 	tcase_add_test(tc, test_scope_full);
 	tcase_add_test(tc, test_scope_over_fails);

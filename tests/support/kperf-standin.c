@@ -723,6 +723,7 @@ static int standin_kdebug(int op, int arg, void *buf, size_t *len)
 		if (!S.kd_setup)
 			return -EINVAL;
 		size_t cap = *len / sizeof(struct kperf_kdbuf), n = 0;
+		S.reads++;
 		if (S.session && !S.delivered && S.kd_filter == KPERF_DEBUGID_THREAD) {
 			struct kperf_kdbuf tmp[64];
 			n = emit_records(tmp, 64);
@@ -736,6 +737,7 @@ static int standin_kdebug(int op, int arg, void *buf, size_t *len)
 			S.delivered = 1;
 		}
 		*len = n;
+		save();
 		return 0;
 	}
 	default:

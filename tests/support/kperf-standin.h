@@ -65,6 +65,7 @@ struct standin_state {
 	int rusage_pid;			/* last pid proc_pid_rusage was asked about */
 	int wrong_pid;			/* rusage asked about a pid other than the filter's */
 	int samples_started;		/* kperf_sample_set(1) calls that succeeded */
+	int reads;			/* KERN_KDREADTR calls */
 };
 
 /* Exported by the stand-in for tests: a copy of the current state. */
