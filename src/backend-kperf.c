@@ -448,11 +448,9 @@ struct kperf_priv {
 	kpep_db *db;
 	kpep_config *cfg;
 	bool programmed;		/* kpc counters forced and counting: release on close */
-	bool stale_repaired;		/* open() found state left by another run and reset it */
 	size_t *slot;			/* per sel: index into kpc[], or SIZE_MAX when not added */
 	enum role *role;		/* per sel */
 	size_t kpc[KPERF_MAX_COUNTERS];	/* per added event: its kpc counter index */
-	size_t nadded;
 	size_t instr_idx;		/* kpc index of FIXED_INSTRUCTIONS */
 	uint32_t classes;
 	size_t ncounters;		/* values per thread sample */
@@ -706,7 +704,6 @@ static int build_config(struct kperf_priv *p, char *err, size_t len)
 		}
 		p->kpc[a] = map[a];
 	}
-	p->nadded = added;
 	p->instr_idx = p->kpc[pos[1]];
 	size_t cyc_idx = p->kpc[pos[0]];
 	for (size_t i = 0; i < p->nsel; i++) {
@@ -791,10 +788,16 @@ static int kperf_open(void *priv, struct lk_evsel *sel, size_t n, char *err, siz
 		r = kperf_errno_error("kperf.lightweight_pet", -r, err, len);
 		goto fail;
 	}
-	p->stale_repaired = sampling || pet || L.f.kpc_get_counting();
+	bool stale = sampling || pet || L.f.kpc_get_counting();
 	arm_emergency();
-	if ((r = release_all(err, len)) < 0)
+	if ((r = release_all(err, len)) < 0) {
+		if (stale && r != -LK_EBUSY) {	/* EBUSY already says who holds it */
+			char tmp[256];
+			lk_errbuf(tmp, sizeof(tmp), "%s", err);
+			lk_errbuf(err, len, "cannot reset the kperf state an earlier run left on: %s", tmp);
+		}
 		goto fail;
+	}
 
 	if ((r = build_config(p, err, len)) < 0)
 		goto fail;
@@ -911,6 +914,10 @@ static int kperf_attach(void *priv, pid_t pid, char *err, size_t len)
 	const struct kperf_fns *f = &L.f;
 	int r;
 	size_t zero = 0;
+	if (!p->buf) {
+		lk_errbuf(err, len, "kperf has no event to count");
+		return -LK_EINVAL;
+	}
 	p->pid = pid;
 	p->have_run = false;
 	p->run_err = 0;

@@ -76,7 +76,8 @@ int kperf_errno_error(const char *call, int err_no, char *why, size_t len);
 /*
  * Find the kpep plist of a CPU: "cpu_<type>_<subtype>_<family>.plist" (hex)
  * in dirs[0..ndirs) (NULL or empty entries skipped), the first hit resolved
- * with realpath.  Returns 0 and the path in out, or -LK_ENOENT.
+ * with realpath.  Returns 0 and the path in out, or -LK_ENOENT with the file
+ * name looked for in out.
  */
 int kperf_find_plist(const char *const *dirs, size_t ndirs, uint32_t type, uint32_t subtype,
 		     uint32_t family, char *out, size_t len);

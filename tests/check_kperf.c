@@ -781,6 +781,22 @@ START_TEST(test_stale_state_repaired)
 }
 END_TEST
 
+/* Stale state that cannot be reset is reported as such, not as a plain failure. */
+START_TEST(test_stale_state_unrepairable)
+{
+	setenv("LAUKA_STANDIN_STALE", "1", 1);
+	setenv("LAUKA_STANDIN_FAIL", "kperf_reset=5", 1);
+	use_standin();
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EIO);
+	ck_assert_msg(strstr(err, "earlier run") && strstr(err, "kperf_reset"), "err: %s", err);
+}
+END_TEST
+
 /* Failures while starting a run (the seed's SetTimer EBUSY and others): error out, leave nothing on. */
 START_TEST(test_attach_failures)
 {
@@ -987,6 +1003,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_eperm_path);
 	tcase_add_test(tc, test_ebusy_path);
 	tcase_add_test(tc, test_stale_state_repaired);
+	tcase_add_test(tc, test_stale_state_unrepairable);
 	tcase_add_test(tc, test_attach_failures);
 	tcase_add_test(tc, test_crashed_child);
 	tcase_add_test(tc, test_sigint_during_run);
