@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/check-macos.sh: compile-check every macOS source on Linux with
-# zig cc (scripts/zig.sh installs it on first use): each src/*.c and each C
-# file under probes/, for every target below, with the project's warnings
+# zig cc (scripts/zig.sh installs it on first use): each src/*.c, each C
+# file under probes/ and, when check.h is installed, the unit tests and the
+# kperf stand-in, for every target below, with the project's warnings
 # and -Werror.  Objects are thrown away: this proves the code compiles
 # against Apple's headers (as bundled with zig 0.11: macOS 11-13), nothing
 # more.  libplist and SQLite headers are not in zig's macOS sysroot, so
@@ -39,15 +40,24 @@ if ! h=$(find_header sqlite3.h sqlite3); then
 	exit 1
 fi
 cp "$h" "$tmp/inc/sqlite3.h"
+# check.h (optional): lets the unit tests and the kperf stand-in be checked too.
+tests=""
+if h=$(find_header check.h check) && [ -f "$(dirname "$h")/check_stdint.h" ]; then
+	cp "$h" "$(dirname "$h")/check_stdint.h" "$tmp/inc/"
+	tests=$(ls tests/*.c tests/support/*.c 2>/dev/null || true)
+	# the suite list check_main.c includes, generated as the Makefile does
+	sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void).*/SUITE(\1)/p' $(ls tests/check_*.c | grep -v check_main.c) > "$tmp/gen/suites.h"
+fi
 for f in catalog/*.sql catalog/*.tsv; do
 	[ -f "$f" ] || continue
 	sh scripts/embed.sh "$f" > "$tmp/gen/$(basename "$f").inc"
 done
 
 export ZIG_GLOBAL_CACHE_DIR="$root/.cache/zig/cache" ZIG_LOCAL_CACHE_DIR="$root/.cache/zig/cache"
-srcs=$(ls src/*.c; find probes -name '*.c' 2>/dev/null | sort || true)
+srcs="$(ls src/*.c; find probes -name '*.c' 2>/dev/null | sort || true) $tests"
 flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
- -D_DARWIN_C_SOURCE -DLAUKA_VERSION=\"check\" -DLAUKA_GIT_REV=\"check\" -iquote src -iquote $tmp/gen -isystem $tmp/inc"
+ -D_DARWIN_C_SOURCE -DLAUKA_VERSION=\"check\" -DLAUKA_GIT_REV=\"check\" -iquote src -iquote $tmp/gen -isystem $tmp/inc
+ -iquote tests -DLAUKA_SRCDIR=\"$root\" -DLAUKA_BUILD=\"$root/build\""
 n=0
 fail=0
 for t in $targets; do
@@ -55,7 +65,10 @@ for t in $targets; do
 		n=$((n + 1))
 		# shellcheck disable=SC2086
 		# Not -o /dev/null: zig 0.11 then also leaves <name>.o in the current directory.
-		if ! "$zig" cc -target "$t" $flags -c "$f" -o "$tmp/out.o" 2>"$tmp/err"; then
+		extra=""
+		case "$f" in tests/*) extra="-Wno-missing-prototypes" ;; esac	# as the Makefile builds tests
+		# shellcheck disable=SC2086
+		if ! "$zig" cc -target "$t" $flags $extra -c "$f" -o "$tmp/out.o" 2>"$tmp/err"; then
 			echo "check-macos: $t: $f failed:" >&2
 			cat "$tmp/err" >&2
 			fail=$((fail + 1))
