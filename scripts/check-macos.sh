@@ -5,10 +5,10 @@
 # kperf stand-in, for every target below, with the project's warnings
 # and -Werror.  Objects are thrown away: this proves the code compiles
 # against Apple's headers (as bundled with zig 0.11: macOS 11-13), nothing
-# more.  libplist and SQLite headers are not in zig's macOS sysroot, so
-# just those two headers are copied from the Linux system into a private
-# include directory (never the whole of /usr/include, whose libc headers
-# would shadow Apple's).
+# more.  The libplist, SQLite and check headers are not in zig's macOS
+# sysroot, so just those headers are copied from the Linux system into a
+# private include directory (never the whole of /usr/include, whose libc
+# headers would shadow Apple's).
 #
 #   MACOS_TARGETS="aarch64-macos x86_64-macos aarch64-macos.13.0"  (default;
 #   11.7 is zig's default minimum, whose headers lack RUSAGE_INFO_V6; 13.0 has it)
