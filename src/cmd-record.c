@@ -586,6 +586,11 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
+	/*
+	 * Catch SIGINT/SIGTERM before any backend takes hardware state (kperf
+	 * forces counters): from here on every signal ends on the cleanup path.
+	 */
+	runner_signals_install();
 	/* Open the backends; drop default events that cannot count here, fail on explicit ones. */
 	if (backend_inst_open(&bi[nbi], backend_rusage(), s.sel[0], s.n[0], err, sizeof(err)) < 0) {
 		error("%s", err);
@@ -676,7 +681,6 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	runner_ok = true;
-	runner_signals_install();
 
 	struct lk_counts *counts[2] = { NULL, NULL };
 	for (size_t b = 0; b < nbi; b++)
