@@ -57,7 +57,8 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 OPT      ?= -O2 -g
 CFLAGS   ?=
-CPPFLAGS += -iquote src -I$(BUILD)/gen
+# -iquote: src/sched.h must not shadow the system <sched.h> that <spawn.h> includes.
+CPPFLAGS += -iquote src -iquote $(BUILD)/gen
 ifeq ($(UNAME_S),Darwin)
 CPPFLAGS += -D_DARWIN_C_SOURCE
 LDLIBS_OS :=

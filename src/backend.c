@@ -11,11 +11,15 @@ extern const struct lk_backend backend_valgrind;
 #ifdef __linux__
 extern const struct lk_backend backend_perf;
 #endif
+extern const struct lk_backend backend_kperf;
 
 /* Best first: backend_default() takes the first one whose detect() passes. */
 const struct lk_backend *const lk_backends[] = {
 #ifdef __linux__
 	&backend_perf,
+#endif
+#ifdef __APPLE__
+	&backend_kperf,
 #endif
 	&backend_valgrind,
 	&backend_rusage_ops,
@@ -32,6 +36,15 @@ const struct lk_backend *backend_find(const char *name)
 	for (size_t i = 0; lk_backends[i]; i++)
 		if (!lk_strcasecmp(lk_backends[i]->name, name))
 			return lk_backends[i];
+#ifndef __APPLE__
+	/*
+	 * Off macOS, kperf is reachable by name only when its frameworks are
+	 * replaced (tests: the stand-in library), so the whole record path can
+	 * run against it; it is never listed or chosen by default.
+	 */
+	if (!lk_strcasecmp(name, "kperf") && getenv("LAUKA_KPERF_PATH") && getenv("LAUKA_KPERFDATA_PATH"))
+		return &backend_kperf;
+#endif
 	return NULL;
 }
 

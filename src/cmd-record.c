@@ -25,6 +25,7 @@
 #include "runner.h"
 #include "sched.h"
 #include "stats.h"
+#include "sudo.h"
 #include "util.h"
 
 #include <errno.h>
@@ -311,6 +312,37 @@ static void suggest(const struct lk_pmu *const *pmus, size_t npmus, const char *
 	strbuf_release(&sb);
 }
 
+/* Something needs root: say so in one line and how to get it. */
+static void need_root(int argc, char **argv)
+{
+	char *cmd = sudo_command(argc, argv);
+	fix("run it as root: %s", cmd);
+	free(cmd);
+}
+
+/*
+ * Is `name` a counter of another backend that cannot run because lauka is
+ * not root (kperf on macOS)?  Then that, not the name, is the problem.
+ */
+static bool needs_root_backend(const char *name, const struct lk_backend *current, int argc, char **argv)
+{
+	for (size_t i = 0; lk_backends[i]; i++) {
+		const struct lk_backend *b = lk_backends[i];
+		if (b == current || b == backend_rusage() || !b->catalog || !b->detect)
+			continue;
+		struct lk_pmu pmu = { 0 };
+		char why[256];
+		bool found = b->catalog(&pmu, why, sizeof(why)) == 0 && pmu_find(&pmu, name);
+		pmu_release(&pmu);
+		if (found && b->detect(why, sizeof(why)) == -LK_EPERM) {
+			error("'%s' is a %s counter and needs root: %s", name, b->name, why);
+			need_root(argc, argv);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Is `name` an event of another backend?  Then say which one to pick. */
 static void hint_other_backend(const char *name, const struct lk_backend *current)
 {
@@ -347,7 +379,7 @@ static void sel_add(struct selection *s, size_t which, const struct lk_event *ev
 	e->explicit = explicit;
 }
 
-static int choose_backend(const struct record_opts *o, const struct lk_backend **out)
+static int choose_backend(const struct record_opts *o, const struct lk_backend **out, int argc, char **argv)
 {
 	const char *name = o->backend ? o->backend : getenv("LAUKA_BACKEND");
 	if (!name || !*name) {
@@ -370,6 +402,11 @@ static int choose_backend(const struct record_opts *o, const struct lk_backend *
 	}
 	char why[512] = "";
 	int r = b->detect ? b->detect(why, sizeof(why)) : 0;
+	if (r == -LK_EPERM) {
+		error("backend '%s' needs root: %s", b->name, why[0] ? why : lk_strerror(r));
+		need_root(argc, argv);
+		return -EXIT_COUNTERS;
+	}
 	if (r < 0) {
 		error("backend '%s' cannot run here: %s", b->name, why[0] ? why : lk_strerror(r));
 		return -EXIT_COUNTERS;
@@ -489,7 +526,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	const struct lk_backend *be = NULL;
-	int r = choose_backend(&o, &be);
+	int r = choose_backend(&o, &be, argc, argv);
 	if (r < 0) {
 		rc = -r;
 		goto out;
@@ -525,6 +562,10 @@ int cmd_record(int argc, char **argv)
 				sel_add(&s, 1, ev, true);
 				continue;
 			}
+			if (needs_root_backend(names[i], be, argc, argv)) {
+				rc = EXIT_COUNTERS;
+				goto out;
+			}
 			error("unknown measurement '%s'%s%s", names[i], be ? " for backend " : "", be ? be->name : "");
 			const struct lk_pmu *pm[2] = { bpmu, &rpmu };
 			suggest(pm, 2, names[i]);
@@ -545,6 +586,11 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
+	/*
+	 * Catch SIGINT/SIGTERM before any backend takes hardware state (kperf
+	 * forces counters): from here on every signal ends on the cleanup path.
+	 */
+	runner_signals_install();
 	/* Open the backends; drop default events that cannot count here, fail on explicit ones. */
 	if (backend_inst_open(&bi[nbi], backend_rusage(), s.sel[0], s.n[0], err, sizeof(err)) < 0) {
 		error("%s", err);
@@ -554,8 +600,13 @@ int cmd_record(int argc, char **argv)
 	nbi++;
 	if (be && s.n[1]) {
 		for (int attempt = 0; attempt < 2; attempt++) {
-			if (backend_inst_open(&bi[nbi], be, s.sel[1], s.n[1], err, sizeof(err)) < 0) {
+			int orc = backend_inst_open(&bi[nbi], be, s.sel[1], s.n[1], err, sizeof(err));
+			if (orc < 0) {
 				error("%s backend: %s", be->name, err);
+				if (orc == -LK_EPERM)
+					need_root(argc, argv);
+				else if (orc == -LK_EBUSY)
+					fix("quit the other program using the counters (Instruments, a profiler, another lauka), then retry");
 				rc = EXIT_COUNTERS;
 				goto out;
 			}
@@ -615,13 +666,21 @@ int cmd_record(int argc, char **argv)
 	}
 
 	struct runner_opts ropts = { .show_output = o.show_output, .uid = -1, .gid = -1 };
+	/* Under sudo the command runs as the user who typed it, in that user's environment. */
+	struct sudo_user su;
+	if (sudo_user(&su)) {
+		ropts.uid = su.uid;
+		ropts.gid = su.gid;
+		ropts.groups = su.groups;
+		ropts.ngroups = su.ngroups;
+		sudo_user_env(&su);
+	}
 	if (runner_init(&run, &ropts, err, sizeof(err)) < 0) {
 		error("%s", err);
 		rc = EXIT_COUNTERS;
 		goto out;
 	}
 	runner_ok = true;
-	runner_signals_install();
 
 	struct lk_counts *counts[2] = { NULL, NULL };
 	for (size_t b = 0; b < nbi; b++)
@@ -715,6 +774,14 @@ int cmd_record(int argc, char **argv)
 			have_ref = true;
 		report_block(stdout, &ro, (unsigned)(ci + 1), done, cmd->text, rows[ci], ncols);
 		fflush(stdout);
+		/* Scaled counts are never silent: below 99% counted, say so once per command. */
+		double low = 1;
+		for (size_t c = 0; c < ncols; c++)
+			if (rows[ci][c].scaled && !rows[ci][c].not_counted && rows[ci][c].coverage < low)
+				low = rows[ci][c].coverage;
+		if (low < 0.99)
+			warning("only %.1f%% of command %zu's run was counted (sampling or multiplexing); "
+				"the counts marked 'scaled' are extrapolated", low * 100, ci + 1);
 		exp[nexp++] = (struct export_command){
 			.command = cmd->text, .exit_code = failed ? (res.exit_code ? res.exit_code : 127) : 0,
 			.runs = done, .rows = rows[ci], .samples = (const double *const *)vals[ci], .nrows = ncols,

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +145,10 @@ static void child_exec(const struct runner *r, const char *path, char *const arg
 		if (r->errfd >= 0)
 			dup2(r->errfd, 2);
 	}
-	if ((r->opts.gid >= 0 && setgid((gid_t)r->opts.gid) < 0) ||
+	gid_t gid = (gid_t)r->opts.gid;
+	if ((r->opts.gid >= 0 && (r->opts.groups ? setgroups((int)r->opts.ngroups, r->opts.groups)
+						 : setgroups(1, &gid)) < 0) ||
+	    (r->opts.gid >= 0 && setgid((gid_t)r->opts.gid) < 0) ||
 	    (r->opts.uid >= 0 && setuid((uid_t)r->opts.uid) < 0)) {
 		int e = errno;
 		if (write(report, &e, sizeof(e)) < 0)

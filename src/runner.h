@@ -25,6 +25,8 @@
 struct runner_opts {
 	bool show_output;	/* child inherits lauka's stdout and stderr */
 	long uid, gid;		/* run the child as this user/group; -1 keeps lauka's */
+	const gid_t *groups;	/* with gid: its supplementary groups (NULL: gid alone) */
+	size_t ngroups;
 };
 
 struct runner {

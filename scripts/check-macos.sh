@@ -1,0 +1,82 @@
+#!/bin/sh
+# scripts/check-macos.sh: compile-check every macOS source on Linux with
+# zig cc (scripts/zig.sh installs it on first use): each src/*.c, each C
+# file under probes/ and, when check.h is installed, the unit tests and the
+# kperf stand-in, for every target below, with the project's warnings
+# and -Werror.  Objects are thrown away: this proves the code compiles
+# against Apple's headers (as bundled with zig 0.11: macOS 11-13), nothing
+# more.  The libplist, SQLite and check headers are not in zig's macOS
+# sysroot, so just those headers are copied from the Linux system into a
+# private include directory (never the whole of /usr/include, whose libc
+# headers would shadow Apple's).
+#
+#   MACOS_TARGETS="aarch64-macos x86_64-macos aarch64-macos.13.0"  (default;
+#   11.7 is zig's default minimum, whose headers lack RUSAGE_INFO_V6; 13.0 has it)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+zig=$(sh scripts/zig.sh)
+targets=${MACOS_TARGETS:-aarch64-macos x86_64-macos aarch64-macos.13.0}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lauka-macos.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+find_header() {	# $1 = header path relative to an include dir, $2 = pkg-config name
+	for d in $(pkg-config --cflags-only-I "$2" 2>/dev/null | sed 's/-I//g') /usr/include /usr/local/include /opt/homebrew/include; do
+		if [ -f "$d/$1" ]; then
+			printf '%s\n' "$d/$1"
+			return 0
+		fi
+	done
+	return 1
+}
+mkdir -p "$tmp/inc/plist" "$tmp/gen"
+if ! h=$(find_header plist/plist.h libplist-2.0); then
+	echo "error: 'plist/plist.h' not found; install Debian package 'libplist-dev' (or run scripts/deps.sh)" >&2
+	exit 1
+fi
+cp "$h" "$tmp/inc/plist/plist.h"
+if ! h=$(find_header sqlite3.h sqlite3); then
+	echo "error: 'sqlite3.h' not found; install Debian package 'libsqlite3-dev' (or run scripts/deps.sh)" >&2
+	exit 1
+fi
+cp "$h" "$tmp/inc/sqlite3.h"
+# check.h (optional): lets the unit tests and the kperf stand-in be checked too.
+tests=""
+if h=$(find_header check.h check) && [ -f "$(dirname "$h")/check_stdint.h" ]; then
+	cp "$h" "$(dirname "$h")/check_stdint.h" "$tmp/inc/"
+	tests=$(ls tests/*.c tests/support/*.c 2>/dev/null || true)
+	# the suite list check_main.c includes, generated as the Makefile does
+	sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void).*/SUITE(\1)/p' $(ls tests/check_*.c | grep -v check_main.c) > "$tmp/gen/suites.h"
+fi
+for f in catalog/*.sql catalog/*.tsv; do
+	[ -f "$f" ] || continue
+	sh scripts/embed.sh "$f" > "$tmp/gen/$(basename "$f").inc"
+done
+
+export ZIG_GLOBAL_CACHE_DIR="$root/.cache/zig/cache" ZIG_LOCAL_CACHE_DIR="$root/.cache/zig/cache"
+srcs="$(ls src/*.c; find probes -name '*.c' 2>/dev/null | sort || true) $tests"
+flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+ -D_DARWIN_C_SOURCE -DLAUKA_VERSION=\"check\" -DLAUKA_GIT_REV=\"check\" -iquote src -iquote $tmp/gen -isystem $tmp/inc
+ -iquote tests -DLAUKA_SRCDIR=\"$root\" -DLAUKA_BUILD=\"$root/build\""
+n=0
+fail=0
+for t in $targets; do
+	for f in $srcs; do
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		# Not -o /dev/null: zig 0.11 then also leaves <name>.o in the current directory.
+		extra=""
+		case "$f" in tests/*) extra="-Wno-missing-prototypes" ;; esac	# as the Makefile builds tests
+		# shellcheck disable=SC2086
+		if ! "$zig" cc -target "$t" $flags $extra -c "$f" -o "$tmp/out.o" 2>"$tmp/err"; then
+			echo "check-macos: $t: $f failed:" >&2
+			cat "$tmp/err" >&2
+			fail=$((fail + 1))
+		fi
+	done
+done
+if [ "$fail" -ne 0 ]; then
+	echo "check-macos: $fail of $n compilations failed" >&2
+	exit 1
+fi
+echo "check-macos: $n compilations clean ($(echo $srcs | wc -w) files x targets: $targets)"

@@ -1,0 +1,1014 @@
+/*
+ * check_kperf.c: the kperf backend on Linux.  The pure parts (kperf-agg.c)
+ * with tables of records; the backend itself against the stand-in frameworks
+ * (tests/support/kperf-standin.c, build/libkperf-standin.so) loaded through
+ * $LAUKA_KPERF_PATH / $LAUKA_KPERFDATA_PATH, driven by the real runner.
+ * Each test runs in its own forked process (check's default), so the
+ * stand-in's in-memory "kernel" state starts fresh; tests that need state
+ * to outlive a process use $LAUKA_STANDIN_STATE.
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend-kperf.h"
+#include "error.h"
+#include "kperf-agg.h"
+#include "runner.h"
+#include "support/kperf-standin.h"
+#include "util.h"
+
+#define STANDIN LAUKA_BUILD "/libkperf-standin.so"
+
+/* ------------------------------------------------------------ aggregation */
+
+static struct kperf_kdbuf rec(uint64_t tid, unsigned fn, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	struct kperf_kdbuf r;
+	memset(&r, 0, sizeof(r));
+	r.tid = tid;
+	r.debugid = KPERF_DEBUGID_THREAD | fn;
+	r.arg[0] = a;
+	r.arg[1] = b;
+	r.arg[2] = c;
+	r.arg[3] = d;
+	return r;
+}
+
+#define S KPERF_FUNC_START
+#define E KPERF_FUNC_END
+
+static const struct agg_case {
+	const char *what;
+	size_t ncounters;
+	struct kperf_kdbuf recs[12];
+	size_t nrecs;
+	uint64_t total[6];
+	size_t counted, dropped;
+} agg_cases[] = {
+	{ "one thread, two samples", 4,
+	  { { 0, { 10, 20, 30, 40 }, 1, KPERF_DEBUGID_THREAD | S | E, 0, 0 },
+	    { 0, { 15, 26, 37, 48 }, 1, KPERF_DEBUGID_THREAD | S | E, 0, 0 } }, 2,
+	  { 5, 6, 7, 8 }, 1, 0 },
+	{ "one sample only: nothing counted", 4,
+	  { { 0, { 10, 20, 30, 40 }, 1, KPERF_DEBUGID_THREAD | S | E, 0, 0 } }, 1,
+	  { 0, 0, 0, 0 }, 0, 0 },
+	{ "first and last of three samples", 2,
+	  { { 0, { 1, 2, 0, 0 }, 7, KPERF_DEBUGID_THREAD | S | E, 0, 0 },
+	    { 0, { 5, 9, 0, 0 }, 7, KPERF_DEBUGID_THREAD | S | E, 0, 0 },
+	    { 0, { 11, 22, 0, 0 }, 7, KPERF_DEBUGID_THREAD | S | E, 0, 0 } }, 3,
+	  { 10, 20 }, 1, 0 },
+	{ "six counters over two records, two threads interleaved", 6,
+	  { { 0, { 1, 1, 1, 1 }, 1, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 100, 100, 0, 0 }, 2, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 1, 1, 0, 0 }, 1, KPERF_DEBUGID_THREAD | E, 0, 0 },
+	    { 0, { 100, 100, 100, 100 }, 2, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 100, 100, 0, 0 }, 2, KPERF_DEBUGID_THREAD | E, 0, 0 },
+	    { 0, { 3, 4, 5, 6 }, 1, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 7, 8, 0, 0 }, 1, KPERF_DEBUGID_THREAD | E, 0, 0 },
+	    { 0, { 150, 160, 170, 180 }, 2, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 190, 200, 0, 0 }, 2, KPERF_DEBUGID_THREAD | E, 0, 0 } }, 9,
+	  { 2 + 50, 3 + 60, 4 + 70, 5 + 80, 6 + 90, 7 + 100 }, 2, 1 },
+	{ "sample cut short by END is dropped", 6,
+	  { { 0, { 1, 1, 1, 1 }, 1, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 1, 1, 0, 0 }, 1, KPERF_DEBUGID_THREAD | E, 0, 0 },
+	    { 0, { 999, 999, 999, 999 }, 1, KPERF_DEBUGID_THREAD | S | E, 0, 0 },
+	    { 0, { 2, 2, 2, 2 }, 1, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 2, 2, 0, 0 }, 1, KPERF_DEBUGID_THREAD | E, 0, 0 } }, 5,
+	  { 1, 1, 1, 1, 1, 1 }, 1, 1 },
+	{ "records of other kdebug events are skipped", 2,
+	  { { 0, { 1, 1, 0, 0 }, 1, KPERF_DEBUGID_THREAD | S | E, 0, 0 },
+	    { 0, { 500, 500, 0, 0 }, 1, KPERF_EVENTID(KPERF_DBG_PERF, KPERF_PERF_KPC, 9) | S | E, 0, 0 },
+	    { 0, { 500, 500, 0, 0 }, 1, KPERF_EVENTID(KPERF_DBG_PERF, 7, KPERF_PERF_KPC_DATA_THREAD), 0, 0 },
+	    { 0, { 4, 5, 0, 0 }, 1, KPERF_DEBUGID_THREAD | S | E, 0, 0 } }, 4,
+	  { 3, 4 }, 1, 0 },
+	{ "a counter reading lower later saturates at 0", 2,
+	  { { 0, { 100, 100, 0, 0 }, 1, KPERF_DEBUGID_THREAD | S | E, 0, 0 },
+	    { 0, { 90, 130, 0, 0 }, 1, KPERF_DEBUGID_THREAD | S | E, 0, 0 } }, 2,
+	  { 0, 30 }, 1, 0 },
+	{ "records without DBG_FUNC flags still assemble", 6,
+	  { { 0, { 1, 2, 3, 4 }, 1, KPERF_DEBUGID_THREAD, 0, 0 },
+	    { 0, { 5, 6, 0, 0 }, 1, KPERF_DEBUGID_THREAD, 0, 0 },
+	    { 0, { 2, 4, 6, 8 }, 1, KPERF_DEBUGID_THREAD, 0, 0 },
+	    { 0, { 10, 12, 0, 0 }, 1, KPERF_DEBUGID_THREAD, 0, 0 } }, 4,
+	  { 1, 2, 3, 4, 5, 6 }, 1, 0 },
+	{ "a new START while assembling drops the open sample", 6,
+	  { { 0, { 1, 1, 1, 1 }, 1, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 5, 5, 5, 5 }, 1, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 5, 5, 0, 0 }, 1, KPERF_DEBUGID_THREAD | E, 0, 0 },
+	    { 0, { 9, 9, 9, 9 }, 1, KPERF_DEBUGID_THREAD | S, 0, 0 },
+	    { 0, { 9, 9, 0, 0 }, 1, KPERF_DEBUGID_THREAD | E, 0, 0 } }, 5,
+	  { 4, 4, 4, 4, 4, 4 }, 1, 1 },
+};
+
+START_TEST(test_agg_table)
+{
+	const struct agg_case *c = &agg_cases[_i];
+	struct kperf_agg a;
+	kperf_agg_init(&a, c->ncounters);
+	/* Feed one record at a time: the reader thread's reads split anywhere. */
+	for (size_t i = 0; i < c->nrecs; i++)
+		kperf_agg_feed(&a, &c->recs[i], 1);
+	uint64_t tot[KPERF_MAX_COUNTERS];
+	kperf_agg_total(&a, tot);
+	for (size_t k = 0; k < c->ncounters; k++)
+		ck_assert_msg(tot[k] == c->total[k], "%s: counter %zu = %llu, want %llu", c->what, k,
+			      (unsigned long long)tot[k], (unsigned long long)c->total[k]);
+	ck_assert_msg(kperf_agg_threads_counted(&a) == c->counted, "%s: threads counted", c->what);
+	ck_assert_msg(a.dropped == c->dropped, "%s: dropped %zu, want %zu", c->what, a.dropped, c->dropped);
+	kperf_agg_reset(&a);
+	kperf_agg_total(&a, tot);
+	ck_assert_uint_eq(tot[0], 0);
+	kperf_agg_release(&a);
+}
+END_TEST
+
+START_TEST(test_agg_many_threads)
+{
+	/* 100 threads, 3 samples each, fed in one batch: the table grows. */
+	struct kperf_kdbuf *r = xcalloc(300, sizeof(*r));
+	for (int s = 0; s < 3; s++)
+		for (int t = 0; t < 100; t++)
+			r[s * 100 + t] = rec(1000 + (uint64_t)t, S | E, (uint64_t)(s * (t + 1)), 7, 0, 0);
+	struct kperf_agg a;
+	kperf_agg_init(&a, 2);
+	kperf_agg_feed(&a, r, 300);
+	uint64_t tot[2];
+	kperf_agg_total(&a, tot);
+	ck_assert_uint_eq(tot[0], 2 * 5050);
+	ck_assert_uint_eq(tot[1], 0);
+	ck_assert_uint_eq(kperf_agg_threads_counted(&a), 100);
+	kperf_agg_release(&a);
+	free(r);
+}
+END_TEST
+
+/* ------------------------------------------------------------ scope, scaling */
+
+static const struct {
+	uint64_t sampled, rusage;
+	enum kperf_scope scope;
+	double coverage;
+} scope_cases[] = {
+	{ 1000, 1000, KPERF_SCOPE_FULL, 1.0 },
+	{ 995, 1000, KPERF_SCOPE_PARTIAL, 0.995 },
+	{ 500, 1000, KPERF_SCOPE_PARTIAL, 0.5 },
+	{ 1015, 1000, KPERF_SCOPE_FULL, 1.0 },		/* within tolerance: not scaled */
+	{ 1100, 1000, KPERF_SCOPE_OVER, 1.1 },
+	{ 0, 1000, KPERF_SCOPE_NONE, 0 },
+	{ 10, 0, KPERF_SCOPE_NORUSAGE, 0 },
+	{ 0, 0, KPERF_SCOPE_NORUSAGE, 0 },
+};
+
+START_TEST(test_scope_table)
+{
+	double cov = -1;
+	enum kperf_scope s = kperf_agg_scope(scope_cases[_i].sampled, scope_cases[_i].rusage, &cov);
+	ck_assert_int_eq(s, scope_cases[_i].scope);
+	ck_assert_double_eq_tol(cov, scope_cases[_i].coverage, 1e-9);
+}
+END_TEST
+
+static const struct {
+	uint64_t value, sampled, rusage, want;
+} scale_cases[] = {
+	{ 100, 50, 100, 200 },
+	{ 333, 990, 1000, 336 },	/* 336.36 rounds down */
+	{ 1, 3, 5, 2 },			/* 1.67 rounds up */
+	{ 77, 0, 1000, 77 },		/* no samples: unchanged */
+	{ 1000, 1000, 1000, 1000 },
+	{ 4000000000000ull, 9900000000ull, 10000000000ull, 4040404040404ull },
+};
+
+START_TEST(test_scale_table)
+{
+	ck_assert_uint_eq(kperf_agg_scale(scale_cases[_i].value, scale_cases[_i].sampled, scale_cases[_i].rusage),
+			  scale_cases[_i].want);
+}
+END_TEST
+
+/* ------------------------------------------------------------ add order */
+
+/* kperfdata's allocator (reference/kpep.md 3.3): lowest free counter of the mask, in add order. */
+static bool first_fit_ok(const uint64_t *mask, const bool *fixed, const size_t *order, size_t n)
+{
+	uint64_t used = 0;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t free_ = mask[order[j]] & ~used;
+		if (!free_)
+			return false;
+		used |= free_ & -free_;
+		(void)fixed;
+	}
+	return true;
+}
+
+START_TEST(test_order_realises_matching)
+{
+	/* M1 masks, added in the worst order: default-mask events first. */
+	static const uint64_t mask[] = { 0x1, 0x2, 0x3fc, 0x3fc, 0x3fc, 0x3fc, 0x3fc, 0xe0, 0xe0, 0x80 };
+	static const bool fixed[] = { true, true, false, false, false, false, false, false, false, false };
+	size_t n = ARRAY_SIZE(mask), order[10], naive[10];
+	bool placed[10];
+	for (size_t i = 0; i < n; i++)
+		naive[i] = i;
+	ck_assert(!first_fit_ok(mask, fixed, naive, n));	/* the order matters */
+	ck_assert_uint_eq(kperf_agg_order(mask, fixed, NULL, n, order, placed), 0);
+	ck_assert(first_fit_ok(mask, fixed, order, n));
+	ck_assert(order[0] == 0 && order[1] == 1);		/* fixed first */
+
+	/* The scheduler's counters, when given, decide the order. */
+	static const int ctr[] = { -1, -1, 2, 3, 4, 8, 9, 5, 6, 7 };
+	ck_assert_uint_eq(kperf_agg_order(mask, fixed, ctr, n, order, placed), 0);
+	ck_assert(first_fit_ok(mask, fixed, order, n));
+	ck_assert_uint_eq(order[9], 6);				/* counter 9 last */
+}
+END_TEST
+
+START_TEST(test_order_unplaceable)
+{
+	/* Two PMC7-only events (INST_ALL, RETIRE_UOP): the later one cannot be placed. */
+	static const uint64_t mask[] = { 0x80, 0xe0, 0x80, 0x3fc };
+	static const bool fixed[] = { false, false, false, false };
+	size_t order[4];
+	bool placed[4];
+	ck_assert_uint_eq(kperf_agg_order(mask, fixed, NULL, 4, order, placed), 1);
+	ck_assert(placed[0] && placed[1] && !placed[2] && placed[3]);
+	ck_assert_uint_eq(order[3], 2);				/* unplaced last */
+	ck_assert(first_fit_ok(mask, fixed, order, 3));
+}
+END_TEST
+
+/* ------------------------------------------------------------ error mapping */
+
+static const struct {
+	int code, err_no, want;
+} kpep_err_cases[] = {
+	{ 0, 0, LK_OK }, { 1, 0, LK_EINVAL }, { 2, 0, LK_ENOMEM }, { 3, 0, LK_EIO },
+	{ 4, 0, LK_EINVAL }, { 5, 0, LK_ENOTSUP }, { 6, 0, LK_ENOENT }, { 7, 0, LK_ENOENT },
+	{ 8, 0, LK_ENOTSUP }, { 9, 0, LK_ENOTSUP }, { 10, 0, LK_EPLIST }, { 11, 0, LK_ENOENT },
+	{ 12, 0, LK_ESCHED }, { 13, 0, LK_ESCHED }, { 14, 0, LK_ENOTSUP },
+	{ 15, EPERM, LK_EPERM }, { 15, EBUSY, LK_EBUSY }, { 15, EIO, LK_EIO }, { 15, ENOMEM, LK_ENOMEM },
+	{ 16, 0, LK_EINVAL }, { -1, 0, LK_EINVAL },
+};
+
+START_TEST(test_kpep_error_table)
+{
+	char why[256] = "";
+	int r = kperf_kpep_error(kpep_err_cases[_i].code, kpep_err_cases[_i].err_no, why, sizeof(why));
+	ck_assert_int_eq(r, -kpep_err_cases[_i].want);
+	ck_assert(why[0] != '\0');
+	for (const char *p = why; *p; p++)	/* messages are lower-case */
+		ck_assert_msg(!(*p >= 'A' && *p <= 'Z') || strstr(why, "Instruments") || strstr(why, "'"),
+			      "upper case in '%s'", why);
+}
+END_TEST
+
+START_TEST(test_errno_mapping)
+{
+	char why[256];
+	ck_assert_int_eq(kperf_errno_error("kperf_sample_set", EBUSY, why, sizeof(why)), -LK_EBUSY);
+	ck_assert(strstr(why, "kperf_sample_set") && strstr(why, "another process"));
+	ck_assert_int_eq(kperf_errno_error("kpc_set_config", EPERM, why, sizeof(why)), -LK_EPERM);
+	ck_assert(strstr(why, "root"));
+	ck_assert_int_eq(kperf_errno_error("x", EINVAL, why, sizeof(why)), -LK_EINVAL);
+	ck_assert_int_eq(kperf_errno_error("x", 0, why, sizeof(why)), -LK_EIO);
+	ck_assert_int_eq(kperf_errno_error("x", EIO, why, sizeof(why)), -LK_EIO);
+}
+END_TEST
+
+/* ------------------------------------------------------------ plist lookup */
+
+START_TEST(test_find_plist)
+{
+	char dir[] = "/tmp/lauka-kpep-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *sub1 = xasprintf("%s/public", dir), *sub2 = xasprintf("%s/internal", dir);
+	ck_assert_int_eq(mkdir(sub1, 0755), 0);
+	ck_assert_int_eq(mkdir(sub2, 0755), 0);
+	char *chip = xasprintf("%s/a14.plist", sub1), *link = xasprintf("%s/cpu_100000c_2_1b588bb3.plist", sub1);
+	FILE *f = fopen(chip, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("<plist/>\n", f);
+	fclose(f);
+	ck_assert_int_eq(symlink("a14.plist", link), 0);
+
+	char out[PATH_MAX];
+	const char *dirs[] = { NULL, "", sub2, sub1 };
+	ck_assert_int_eq(kperf_find_plist(dirs, 4, 0x100000c, 2, 0x1b588bb3, out, sizeof(out)), 0);
+	char real[PATH_MAX];
+	ck_assert_ptr_nonnull(realpath(chip, real));
+	ck_assert_str_eq(out, real);				/* the symlink is resolved */
+	ck_assert_int_eq(kperf_find_plist(dirs, 4, 0x100000c, 2, 0xfa33415e, out, sizeof(out)), -LK_ENOENT);
+	ck_assert_str_eq(out, "cpu_100000c_2_fa33415e.plist");	/* the name looked for */
+
+	unlink(link);
+	unlink(chip);
+	rmdir(sub1);
+	rmdir(sub2);
+	rmdir(dir);
+	free(sub1);
+	free(sub2);
+	free(chip);
+	free(link);
+}
+END_TEST
+
+/* ------------------------------------------------------------ the backend on the stand-in */
+
+static struct lk_event ev_cycles = { .name = "FIXED_CYCLES", .counters_mask = 0x1, .fixed_counter = 0 };
+static struct lk_event ev_instr = { .name = "FIXED_INSTRUCTIONS", .counters_mask = 0x2, .fixed_counter = 1 };
+static struct lk_event ev_branch = { .name = "INST_BRANCH", .number = 0x8d, .counters_mask = 0xe0, .fixed_counter = -1 };
+static struct lk_event ev_mispred = { .name = "BRANCH_MISPRED_NONSPEC", .number = 0xcb, .counters_mask = 0xe0, .fixed_counter = -1 };
+static struct lk_event ev_core = { .name = "CORE_ACTIVE_CYCLE", .number = 0x2, .counters_mask = 0x3fc, .fixed_counter = -1 };
+static struct lk_event ev_l1d = { .name = "L1D_CACHE_MISS_LD", .number = 0xa3, .counters_mask = 0x3fc, .fixed_counter = -1 };
+static struct lk_event ev_install = { .name = "INST_ALL", .number = 0x8c, .counters_mask = 0x80, .fixed_counter = -1 };
+static struct lk_event ev_retire = { .name = "RETIRE_UOP", .number = 0x1, .counters_mask = 0x80, .fixed_counter = -1 };
+static struct lk_event ev_missing = { .name = "NOT_IN_KPERFDATA", .number = 0x99, .counters_mask = 0x3fc, .fixed_counter = -1 };
+
+static void *standin_handle;
+static standin_state_fn standin_state;
+
+static void use_standin(void)
+{
+	setenv("LAUKA_KPERF_PATH", STANDIN, 1);
+	setenv("LAUKA_KPERFDATA_PATH", STANDIN, 1);
+	kperf_lib_unload();
+	/* A second reference keeps the stand-in (its "kernel" state) loaded across unloads. */
+	standin_handle = dlopen(STANDIN, RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(standin_handle != NULL, "cannot load %s: %s (run make test-unit)", STANDIN, dlerror());
+	standin_state = (standin_state_fn)dlsym(standin_handle, STANDIN_STATE_SYMBOL);
+	ck_assert_ptr_nonnull(standin_state);
+}
+
+static struct standin_state state(void)
+{
+	struct standin_state st;
+	standin_state(&st);
+	return st;
+}
+
+/* Everything the clean-state sequence must leave off. */
+static void assert_clean(const char *when)
+{
+	struct standin_state st = state();
+	ck_assert_msg(!st.sampling, "%s: sampling still on", when);
+	ck_assert_msg(!st.lightweight_pet, "%s: lightweight PET still on", when);
+	ck_assert_msg(!st.counting && !st.thread_counting, "%s: kpc still counting", when);
+	ck_assert_msg(!st.force_all, "%s: counters still forced", when);
+	ck_assert_msg(!st.kd_setup && !st.kd_enabled && !st.kd_nbufs, "%s: kdebug not reset", when);
+	ck_assert_msg(!st.timer_count && !st.action_count, "%s: kperf not reset", when);
+}
+
+static void sel_init(struct lk_evsel *sel, struct lk_event *const *evs, size_t n, bool explicit)
+{
+	memset(sel, 0, n * sizeof(*sel));
+	for (size_t i = 0; i < n; i++) {
+		sel[i].ev = evs[i];
+		sel[i].counter = -1;
+		sel[i].explicit = explicit;
+	}
+}
+
+/* One measured run of argv through the real runner with the kperf backend. */
+static int run_once(struct backend_inst *bi, char *const argv[], struct lk_counts *counts,
+		    struct runner_result *res, char *err, size_t len)
+{
+	struct runner r;
+	struct runner_opts o = { .show_output = false, .uid = -1, .gid = -1 };
+	ck_assert_int_eq(runner_init(&r, &o, err, len), 0);
+	struct lk_counts *cp[1] = { counts };
+	int ret = runner_run(&r, argv[0], argv, bi, 1, cp, res, err, len);
+	runner_release(&r);
+	return ret;
+}
+
+static uint64_t expect_scaled(uint64_t number, uint64_t sampled, uint64_t ru)
+{
+	return kperf_agg_scale(number * STANDIN_UNITS, sampled, ru);
+}
+
+START_TEST(test_detect)
+{
+	use_standin();
+	char why[256] = "";
+	ck_assert_int_eq(backend_kperf.detect(why, sizeof(why)), 0);
+	setenv("LAUKA_STANDIN_EUID", "501", 1);
+	ck_assert_int_eq(backend_kperf.detect(why, sizeof(why)), -LK_EPERM);
+	ck_assert_msg(strstr(why, "root"), "why: %s", why);
+	unsetenv("LAUKA_STANDIN_EUID");
+	setenv("LAUKA_KPERF_PATH", "/nonexistent/kperf", 1);
+	kperf_lib_unload();
+	ck_assert_int_eq(backend_kperf.detect(why, sizeof(why)), -LK_ENOTSUP);
+	ck_assert_msg(strstr(why, "/nonexistent/kperf"), "why: %s", why);
+#ifdef __linux__
+	/* A library without the seam on Linux: not macOS. */
+	setenv("LAUKA_KPERF_PATH", "libc.so.6", 1);
+	kperf_lib_unload();
+	ck_assert_int_eq(backend_kperf.detect(why, sizeof(why)), -LK_ENOTSUP);
+	ck_assert_msg(strstr(why, "macOS"), "why: %s", why);
+#endif
+}
+END_TEST
+
+START_TEST(test_catalog_locates_plist)
+{
+	use_standin();
+	char dir[] = "/tmp/lauka-kpepdb-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("KPEP_DB_PATH", dir, 1);
+	setenv("LAUKA_STANDIN_CPU", "100000c,2,5f4dea93", 1);	/* M3 Pro */
+	struct lk_pmu pmu;
+	memset(&pmu, 0, sizeof(pmu));
+	char err[512];
+	ck_assert_int_eq(backend_kperf.catalog(&pmu, err, sizeof(err)), -LK_ENOENT);
+	ck_assert_msg(strstr(err, "cpu_100000c_2_5f4dea93.plist"), "err: %s", err);
+	/* Found through the cpu_* symlink, parsed by kpep.c. */
+	char *link = xasprintf("%s/cpu_100000c_2_5f4dea93.plist", dir);
+	ck_assert_int_eq(symlink(LAUKA_SRCDIR "/tests/fixtures/kpep/tiny.plist", link), 0);
+	ck_assert_msg(backend_kperf.catalog(&pmu, err, sizeof(err)) == 0, "catalog: %s", err);
+	ck_assert_str_eq(pmu.kind, "kpep");
+	ck_assert_str_eq(pmu.name, "tiny");
+	ck_assert_msg(strstr(pmu.source, "tests/fixtures/kpep/tiny.plist"), "source %s", pmu.source);
+	ck_assert_ptr_nonnull(pmu_find(&pmu, "FIXED_INSTRUCTIONS"));
+	pmu_release(&pmu);
+	setenv("LAUKA_STANDIN_FAIL", "cpu_ids=5", 1);
+	ck_assert_int_eq(backend_kperf.catalog(&pmu, err, sizeof(err)), -LK_ENOTSUP);
+	unlink(link);
+	free(link);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_run_counts)
+{
+	use_standin();
+	struct lk_event *evs[] = { &ev_core, &ev_branch, &ev_instr, &ev_mispred, &ev_cycles, &ev_l1d, &ev_install };
+	size_t n = ARRAY_SIZE(evs);
+	struct lk_evsel sel[ARRAY_SIZE(evs)];
+	sel_init(sel, evs, n, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(backend_inst_open(&bi, &backend_kperf, sel, n, err, sizeof(err)) == 0, "open: %s", err);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(sel[i].err == 0, "%s: %s", sel[i].ev->name, sel[i].why);
+	struct standin_state st = state();
+	ck_assert(st.force_all && st.counting == 3 && st.thread_counting == 3 && st.config_set);
+
+	const uint64_t sampled = 2 * STANDIN_UNITS, ru = sampled * 1000 / 995;
+	char *argv[] = { "/bin/true", NULL };
+	for (int run = 0; run < 3; run++) {
+		struct lk_counts c[ARRAY_SIZE(evs)];
+		struct runner_result res;
+		ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+		ck_assert_int_eq(res.exit_code, 0);
+		st = state();
+		ck_assert_msg(!st.wrong_pid && st.rusage_pid == st.session_pid, "rusage of %d, filter on %d",
+			      st.rusage_pid, st.session_pid);
+		ck_assert_int_ne(st.session_pid, (int)getpid());	/* the child, not lauka */
+		ck_assert(!st.sampling && !st.lightweight_pet && !st.kd_setup);	/* per-run state released */
+		ck_assert(st.counting == 3);					/* kpc stays on between runs */
+		/* Fixed counters: exactly proc_pid_rusage, not scaled. */
+		ck_assert_uint_eq(c[2].value, ru);
+		ck_assert(!c[2].scaled && c[2].supported);
+		ck_assert_uint_eq(c[4].value, ru * 3 / 2 + 7);
+		ck_assert(!c[4].scaled);
+		/* Configurable: sampled totals scaled by rusage / sampled instructions. */
+		const uint64_t numbers[] = { 0x2, 0x8d, 0, 0xcb, 0, 0xa3, 0x8c };
+		for (size_t i = 0; i < n; i++) {
+			if (!numbers[i])
+				continue;
+			ck_assert_msg(c[i].value == expect_scaled(numbers[i], sampled, ru), "%s = %llu, want %llu",
+				      evs[i]->name, (unsigned long long)c[i].value,
+				      (unsigned long long)expect_scaled(numbers[i], sampled, ru));
+			ck_assert(c[i].scaled && c[i].supported && c[i].running == c[i].enabled);
+			ck_assert_double_eq_tol(c[i].coverage, (double)sampled / (double)ru, 1e-12);
+		}
+	}
+	backend_inst_close(&bi);
+	assert_clean("after close");
+}
+END_TEST
+
+/* A command that runs a while: the reader thread drains the trace buffer during the run. */
+START_TEST(test_reader_thread)
+{
+	use_standin();
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+	struct lk_counts c[1];
+	struct runner_result res;
+	char *argv[] = { "/bin/sleep", "0.2", NULL };
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	ck_assert_msg(state().reads >= 5, "only %d reads during a 200 ms run", state().reads);
+	ck_assert_uint_eq(c[0].value, expect_scaled(0x8d, 2 * STANDIN_UNITS, 2 * STANDIN_UNITS * 1000 / 995));
+	backend_inst_close(&bi);
+	assert_clean("after close");
+}
+END_TEST
+
+START_TEST(test_scope_low_coverage)
+{
+	use_standin();
+	setenv("LAUKA_STANDIN_COVERAGE_PERMILLE", "800", 1);
+	struct lk_event *evs[] = { &ev_branch, &ev_instr };
+	struct lk_evsel sel[2];
+	sel_init(sel, evs, 2, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 2, err, sizeof(err)), 0);
+	struct lk_counts c[2];
+	struct runner_result res;
+	char *argv[] = { "/bin/true", NULL };
+	ck_assert_int_eq(run_once(&bi, argv, c, &res, err, sizeof(err)), 0);
+	ck_assert(c[0].scaled);
+	ck_assert_double_eq_tol(c[0].coverage, 0.8, 1e-9);
+	ck_assert(c[0].coverage < KPERF_SCOPE_WARN);
+	ck_assert_uint_eq(c[0].value, expect_scaled(0x8d, 2 * STANDIN_UNITS, 2 * STANDIN_UNITS * 1000 / 800));
+	ck_assert(!c[1].scaled);
+	backend_inst_close(&bi);
+	assert_clean("after close");
+}
+END_TEST
+
+/* Samples that saw the whole run (or up to the tolerance more): raw totals, not scaled. */
+START_TEST(test_scope_full)
+{
+	use_standin();
+	static const char *const permille[] = { "1000", "1015" };
+	for (size_t k = 0; k < 2; k++) {
+		setenv("LAUKA_STANDIN_COVERAGE_PERMILLE", permille[k], 1);
+		struct lk_event *evs[] = { &ev_branch };
+		struct lk_evsel sel[1];
+		sel_init(sel, evs, 1, true);
+		struct backend_inst bi;
+		char err[512] = "";
+		ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+		struct lk_counts c[1];
+		struct runner_result res;
+		char *argv[] = { "/bin/true", NULL };
+		ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+		ck_assert_uint_eq(c[0].value, 0x8d * STANDIN_UNITS);
+		ck_assert(!c[0].scaled);
+		backend_inst_close(&bi);
+	}
+}
+END_TEST
+
+START_TEST(test_scope_over_fails)
+{
+	use_standin();
+	setenv("LAUKA_STANDIN_COVERAGE_PERMILLE", "1100", 1);
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+	struct lk_counts c[1];
+	struct runner_result res;
+	char *argv[] = { "/bin/true", NULL };
+	ck_assert_int_eq(run_once(&bi, argv, c, &res, err, sizeof(err)), -LK_EIO);
+	ck_assert_msg(strstr(err, "scope check failed"), "err: %s", err);
+	backend_inst_close(&bi);
+	assert_clean("after a failed scope check");
+}
+END_TEST
+
+START_TEST(test_scope_no_samples)
+{
+	use_standin();
+	setenv("LAUKA_STANDIN_THREADS", "0", 1);
+	struct lk_event *evs[] = { &ev_branch, &ev_instr, &ev_cycles };
+	struct lk_evsel sel[3];
+	sel_init(sel, evs, 3, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 3, err, sizeof(err)), 0);
+	struct lk_counts c[3];
+	struct runner_result res;
+	char *argv[] = { "/bin/true", NULL };
+	ck_assert_int_eq(run_once(&bi, argv, c, &res, err, sizeof(err)), 0);
+	/* No thread sampled twice: the configurable count is "not counted", never a silent 0. */
+	ck_assert(c[0].supported && c[0].enabled && c[0].running == 0);
+	counts_scale(&c[0]);
+	ck_assert(c[0].scaled && c[0].coverage == 0);
+	ck_assert_uint_eq(c[1].value, 12345);
+	ck_assert(!c[1].scaled && c[1].running);
+	backend_inst_close(&bi);
+	assert_clean("after close");
+}
+END_TEST
+
+START_TEST(test_one_thread)
+{
+	use_standin();
+	setenv("LAUKA_STANDIN_THREADS", "1", 1);
+	struct lk_event *evs[] = { &ev_l1d };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, false);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+	struct lk_counts c[1];
+	struct runner_result res;
+	char *argv[] = { "/bin/true", NULL };
+	ck_assert_int_eq(run_once(&bi, argv, c, &res, err, sizeof(err)), 0);
+	/* tid 0x1001 alone: 4000 units; rusage = 8000 * 1000 / 995. */
+	ck_assert_uint_eq(c[0].value, kperf_agg_scale(0xa3 * 4000u, 8000, 8000 * 1000 / 995));
+	backend_inst_close(&bi);
+	assert_clean("after close");
+}
+END_TEST
+
+START_TEST(test_conflicts_and_unknown)
+{
+	use_standin();
+	/* INST_ALL and RETIRE_UOP both need PMC7; NOT_IN_KPERFDATA is not in its database. */
+	struct lk_event *evs[] = { &ev_install, &ev_retire, &ev_missing, &ev_core };
+	struct lk_evsel sel[4];
+	sel_init(sel, evs, 4, false);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 4, err, sizeof(err)), 0);
+	ck_assert_int_eq(sel[0].err, 0);
+	ck_assert_int_eq(sel[1].err, -LK_ESCHED);
+	ck_assert_msg(sel[1].why[0], "no reason for the conflict");
+	ck_assert_int_eq(sel[2].err, -LK_ENOENT);
+	ck_assert_msg(strstr(sel[2].why, "NOT_IN_KPERFDATA"), "why: %s", sel[2].why);
+	ck_assert_int_eq(sel[3].err, 0);
+	backend_inst_close(&bi);
+	assert_clean("after close");
+
+	/* Explicit events first: RETIRE_UOP named by the user wins PMC7 over a default INST_ALL. */
+	sel_init(sel, evs, 2, false);
+	sel[1].explicit = true;
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(sel[1].err, 0);
+	ck_assert_int_eq(sel[0].err, -LK_ESCHED);
+	backend_inst_close(&bi);
+}
+END_TEST
+
+START_TEST(test_seed_config_order)
+{
+	/* Four default-mask events before the restricted ones: naive first fit starves PMC5-7. */
+	use_standin();
+	struct lk_event *evs[] = { &ev_core, &ev_l1d, &ev_missing, &ev_branch, &ev_mispred, &ev_install };
+	struct lk_event more = ev_core;
+	more.name = "L1I_CACHE_MISS_DEMAND";
+	struct lk_event more2 = ev_core;
+	more2.name = "MAP_STALL";
+	evs[2] = &more;
+	struct lk_event *all[] = { evs[0], evs[1], evs[2], &more2, evs[3], evs[4], evs[5] };
+	struct lk_evsel sel[7];
+	sel_init(sel, all, 7, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(backend_inst_open(&bi, &backend_kperf, sel, 7, err, sizeof(err)) == 0, "open: %s", err);
+	for (size_t i = 0; i < 7; i++)
+		ck_assert_msg(sel[i].err == 0, "%s: %s", sel[i].ev->name, sel[i].why);
+	backend_inst_close(&bi);
+}
+END_TEST
+
+/* kpep failure codes while building the config: mapped like kperf_kpep_error, state left clean. */
+START_TEST(test_kpep_failures)
+{
+	use_standin();
+	static const char *const fns[] = { "kpep_db_create", "kpep_config_create", "kpep_config_force_counters",
+					   "kpep_config_add_event", "kpep_config_kpc_classes", "kpep_config_kpc_map",
+					   "kpep_config_kpc_count", "kpep_config_kpc" };
+	for (size_t f = 0; f < ARRAY_SIZE(fns); f++) {
+		for (int code = 2; code <= 16; code++) {
+			char spec[96];
+			snprintf(spec, sizeof(spec), "%s=%d", fns[f], code);
+			setenv("LAUKA_STANDIN_FAIL", spec, 1);
+			setenv("LAUKA_STANDIN_ERRNO", "16", 1);	/* EBUSY for code 15 */
+			struct lk_event *evs[] = { &ev_branch };
+			struct lk_evsel sel[1];
+			sel_init(sel, evs, 1, true);
+			struct backend_inst bi;
+			char err[512] = "", want[256];
+			int want_r = kperf_kpep_error(code, EBUSY, want, sizeof(want));
+			int r = backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err));
+			if (r == 0) {
+				/* kpep_db_event failing only hides the event: not this list. */
+				backend_inst_close(&bi);
+				ck_abort_msg("%s: open succeeded", spec);
+			}
+			ck_assert_msg(r == want_r, "%s: %d, want %d (%s)", spec, r, want_r, err);
+			ck_assert_msg(!strcmp(err, want), "%s: '%s', want '%s'", spec, err, want);
+			assert_clean(spec);
+		}
+	}
+}
+END_TEST
+
+/* Privileged writes refused: EPERM from the framework means root is needed. */
+START_TEST(test_eperm_path)
+{
+	use_standin();
+	setenv("LAUKA_STANDIN_FAIL", "kpc_force_all_ctrs_get=1", 1);
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EPERM);
+	ck_assert_msg(strstr(err, "root"), "err: %s", err);
+	setenv("LAUKA_STANDIN_FAIL", "", 1);
+	setenv("LAUKA_STANDIN_EUID", "501", 1);
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EPERM);
+	/* secure CPC: kpc_set_config refusing the events */
+	unsetenv("LAUKA_STANDIN_EUID");
+	setenv("LAUKA_STANDIN_FAIL", "kpc_set_config=1", 1);
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EPERM);
+	ck_assert_msg(strstr(err, "kpc_set_config"), "err: %s", err);
+	assert_clean("after a refused kpc_set_config");
+}
+END_TEST
+
+/* Another live process owns ktrace: EBUSY, reported, nothing touched. */
+START_TEST(test_ebusy_path)
+{
+	setenv("LAUKA_STANDIN_BUSY", "1", 1);
+	use_standin();
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EBUSY);
+	ck_assert_msg(strstr(err, "another process"), "err: %s", err);
+	struct standin_state st = state();
+	ck_assert_int_eq(st.owner, (int)getppid());	/* still the other owner's */
+	ck_assert_int_eq(st.sampling, 1);		/* its sampling untouched */
+}
+END_TEST
+
+/* State a killed run left (sampling and PET on): repaired, and the run works (no SetTimer/SetLightweightPet). */
+START_TEST(test_stale_state_repaired)
+{
+	setenv("LAUKA_STANDIN_STALE", "1", 1);
+	use_standin();
+	ck_assert_int_eq(state().sampling, 1);
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)) == 0, "open: %s", err);
+	struct lk_counts c[1];
+	struct runner_result res;
+	char *argv[] = { "/bin/true", NULL };
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	ck_assert(c[0].supported && c[0].value > 0);
+	backend_inst_close(&bi);
+	assert_clean("after close");
+}
+END_TEST
+
+/* Stale state that cannot be reset is reported as such, not as a plain failure. */
+START_TEST(test_stale_state_unrepairable)
+{
+	setenv("LAUKA_STANDIN_STALE", "1", 1);
+	setenv("LAUKA_STANDIN_FAIL", "kperf_reset=5", 1);
+	use_standin();
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EIO);
+	ck_assert_msg(strstr(err, "earlier run") && strstr(err, "kperf_reset"), "err: %s", err);
+}
+END_TEST
+
+/* Failures while starting a run (the seed's SetTimer EBUSY and others): error out, leave nothing on. */
+START_TEST(test_attach_failures)
+{
+	use_standin();
+	static const char *const specs[] = {
+		"kperf_action_count_set=16", "kperf_timer_count_set=22", "kperf_action_samplers_set=22",
+		"kperf_action_filter_set_by_pid=3", "kperf_timer_period_set=16", "kperf_timer_action_set=16",
+		"kperf_timer_pet_set=16", "sysctl_int=16", "kdebug_4=12", "kdebug_6=22", "kdebug_8=22",
+		"kdebug_3=1", "kperf_sample_set=16",
+	};
+	static const char *const styles[] = { "errno", "value" };
+	for (size_t s = 0; s < 2; s++) {
+		setenv("LAUKA_STANDIN_RETSTYLE", styles[s], 1);
+		for (size_t i = 0; i < ARRAY_SIZE(specs); i++) {
+			setenv("LAUKA_STANDIN_FAIL", "", 1);
+			struct lk_event *evs[] = { &ev_branch };
+			struct lk_evsel sel[1];
+			sel_init(sel, evs, 1, true);
+			struct backend_inst bi;
+			char err[512] = "";
+			ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+			setenv("LAUKA_STANDIN_FAIL", specs[i], 1);
+			struct lk_counts c[1];
+			struct runner_result res;
+			char *argv[] = { "/bin/sleep", "5", NULL };
+			int r = run_once(&bi, argv, c, &res, err, sizeof(err));
+			ck_assert_msg(r < 0, "%s: run succeeded", specs[i]);
+			ck_assert_msg(res.term_signal == SIGKILL, "%s: child not killed", specs[i]);
+			ck_assert_msg(err[0], "%s: no reason", specs[i]);
+			struct standin_state st = state();
+			ck_assert_msg(!st.sampling && !st.lightweight_pet && !st.kd_setup, "%s: run state left on", specs[i]);
+			setenv("LAUKA_STANDIN_FAIL", "", 1);
+			backend_inst_close(&bi);
+			assert_clean(specs[i]);
+		}
+	}
+	/* EBUSY names the cause. */
+	setenv("LAUKA_STANDIN_RETSTYLE", "errno", 1);
+	char why[256];
+	ck_assert_int_eq(kperf_errno_error("kperf_timer_action_set", EBUSY, why, sizeof(why)), -LK_EBUSY);
+}
+END_TEST
+
+START_TEST(test_crashed_child)
+{
+	use_standin();
+	struct lk_event *evs[] = { &ev_branch, &ev_instr };
+	struct lk_evsel sel[2];
+	sel_init(sel, evs, 2, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 2, err, sizeof(err)), 0);
+	struct lk_counts c[2];
+	struct runner_result res;
+	char *argv[] = { "/bin/sh", "-c", "kill -SEGV $$", NULL };
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	ck_assert_int_eq(res.term_signal, SIGSEGV);
+	struct standin_state st = state();
+	ck_assert(!st.sampling && !st.lightweight_pet && !st.kd_setup);
+	ck_assert(!st.wrong_pid);
+	backend_inst_close(&bi);
+	assert_clean("after a crashed child");
+}
+END_TEST
+
+/* SIGINT to lauka mid-run: the runner forwards it, the run ends, close() releases everything. */
+START_TEST(test_sigint_during_run)
+{
+	use_standin();
+	runner_signals_install();
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+	struct lk_counts c[1];
+	struct runner_result res;
+	char *argv[] = { "/bin/sh", "-c", "kill -INT $PPID; exec sleep 5", NULL };
+	run_once(&bi, argv, c, &res, err, sizeof(err));
+	ck_assert_int_eq(runner_interrupted, SIGINT);
+	ck_assert_int_eq(res.term_signal, SIGINT);
+	struct standin_state st = state();
+	ck_assert(!st.sampling && !st.lightweight_pet);
+	backend_inst_close(&bi);
+	assert_clean("after SIGINT");
+}
+END_TEST
+
+static char state_file[64];	/* static: reachable from forked children (LeakSanitizer) */
+
+static char *state_path(void)
+{
+	snprintf(state_file, sizeof(state_file), "/tmp/lauka-standin-%d.state", (int)getpid());
+	unlink(state_file);
+	setenv("LAUKA_STANDIN_STATE", state_file, 1);
+	return state_file;
+}
+
+/* A process that exit()s with the backend open (xmalloc dying, a stray exit): atexit releases. */
+START_TEST(test_exit_without_close)
+{
+	char *path = state_path();
+	use_standin();
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		kperf_lib_unload();
+		struct lk_event *evs[] = { &ev_branch };
+		struct lk_evsel sel[1];
+		sel_init(sel, evs, 1, true);
+		/* static: still reachable at exit, so LeakSanitizer does not fail the child */
+		static struct backend_inst bi;
+		static struct lk_evsel ssel[1];
+		memcpy(ssel, sel, sizeof(ssel));
+		char err[512];
+		if (backend_inst_open(&bi, &backend_kperf, ssel, 1, err, sizeof(err)) < 0)
+			_exit(3);
+		exit(0);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_clean("after exit() without close");
+	unlink(path);
+}
+END_TEST
+
+/* A run SIGKILLed mid-sampling leaves kernel state; the next lauka repairs it. */
+START_TEST(test_killed_run_repaired_next_time)
+{
+	char *path = state_path();
+	use_standin();
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		kperf_lib_unload();
+		struct lk_event *evs[] = { &ev_branch };
+		struct lk_evsel sel[1];
+		sel_init(sel, evs, 1, true);
+		struct backend_inst bi;
+		char err[512];
+		if (backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)) < 0)
+			_exit(3);
+		if (bi.ops->attach(bi.priv, getpid(), err, sizeof(err)) < 0)
+			_exit(4);
+		raise(SIGKILL);
+		_exit(5);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	struct standin_state st = state();
+	ck_assert(st.sampling && st.lightweight_pet && st.force_all && st.owner == pid);
+
+	kperf_lib_unload();
+	struct lk_event *evs[] = { &ev_branch };
+	struct lk_evsel sel[1];
+	sel_init(sel, evs, 1, true);
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)) == 0, "open: %s", err);
+	struct lk_counts c[1];
+	struct runner_result res;
+	char *argv[] = { "/bin/true", NULL };
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	ck_assert(c[0].value > 0);
+	backend_inst_close(&bi);
+	assert_clean("after the repaired run");
+	unlink(path);
+}
+END_TEST
+
+extern Suite *kperf_suite(void);
+Suite *kperf_suite(void)
+{
+	Suite *s = suite_create("kperf");
+	TCase *tc = tcase_create("agg");
+	tcase_add_loop_test(tc, test_agg_table, 0, (int)ARRAY_SIZE(agg_cases));
+	tcase_add_test(tc, test_agg_many_threads);
+	tcase_add_loop_test(tc, test_scope_table, 0, (int)ARRAY_SIZE(scope_cases));
+	tcase_add_loop_test(tc, test_scale_table, 0, (int)ARRAY_SIZE(scale_cases));
+	tcase_add_test(tc, test_order_realises_matching);
+	tcase_add_test(tc, test_order_unplaceable);
+	tcase_add_loop_test(tc, test_kpep_error_table, 0, (int)ARRAY_SIZE(kpep_err_cases));
+	tcase_add_test(tc, test_errno_mapping);
+	tcase_add_test(tc, test_find_plist);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("standin");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_detect);
+	tcase_add_test(tc, test_catalog_locates_plist);
+	tcase_add_test(tc, test_run_counts);
+	tcase_add_test(tc, test_reader_thread);
+	tcase_add_test(tc, test_scope_low_coverage);
+	tcase_add_test(tc, test_scope_full);
+	tcase_add_test(tc, test_scope_over_fails);
+	tcase_add_test(tc, test_scope_no_samples);
+	tcase_add_test(tc, test_one_thread);
+	tcase_add_test(tc, test_conflicts_and_unknown);
+	tcase_add_test(tc, test_seed_config_order);
+	tcase_add_test(tc, test_kpep_failures);
+	tcase_add_test(tc, test_eperm_path);
+	tcase_add_test(tc, test_ebusy_path);
+	tcase_add_test(tc, test_stale_state_repaired);
+	tcase_add_test(tc, test_stale_state_unrepairable);
+	tcase_add_test(tc, test_attach_failures);
+	tcase_add_test(tc, test_crashed_child);
+	tcase_add_test(tc, test_sigint_during_run);
+	tcase_add_test(tc, test_exit_without_close);
+	tcase_add_test(tc, test_killed_run_repaired_next_time);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,44 @@
+# kperf on Linux: never listed or chosen by default; with the stand-in frameworks the whole record path runs
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+[ "$(uname -s)" = Linux ] || skip "Linux only"
+standin="$LAUKA_BUILD/libkperf-standin.so"
+[ -f "$standin" ] || skip "stand-in library not built"
+a14="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
+[ -f "$a14" ] || a14="$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist"
+
+run "$LAUKA" --backend kperf -- true
+expect_rc 1; expect_err "unknown backend 'kperf'"
+
+export LAUKA_KPERF_PATH="$standin" LAUKA_KPERFDATA_PATH="$standin" LAUKA_STANDIN_STATE="$PWD/standin.state"
+run "$LAUKA" version
+expect_rc 0
+printf '%s\n' "$out" | grep -q kperf && fail "version lists kperf on Linux: $out"
+
+# The stand-in reports the M1 cpu string; serve the a14 catalogue under that name, as /usr/share/kpep does.
+mkdir kpep
+cp "$a14" kpep/chip.plist
+ln -s chip.plist kpep/cpu_100000c_2_1b588bb3.plist
+export KPEP_DB_PATH="$PWD/kpep"
+[ "$a14" = "${a14%tiny.plist}" ] || skip "../shared/kpep-data/a14.plist not found"
+
+run "$LAUKA" --color never --backend kperf -m l1d_cache_miss_ld_nonspec,core_active_cycle -- 'ls /'
+expect_rc 0
+expect_out '^l1d_cache_miss_ld_nonspec '; expect_out '^core_active_cycle '
+row_of 1 l1d_cache_miss_ld_nonspec | grep -q '(scaled, [0-9.]*% counted)' || fail "sampled count not marked as scaled"
+
+# Four events that share the three counters PMC5-7: refused before the command runs, exit 2.
+run "$LAUKA" --backend kperf -m inst_branch,l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,inst_all -- 'touch ran'
+expect_rc 2
+expect_err '^error: requested measurements could not be scheduled on Apple A14/M1$'
+expect_err '^tip: these events cannot be counted together: .*inst_all'
+[ ! -e ran ] || fail "command ran although its events cannot be scheduled"
+# Order of naming does not matter.
+run "$LAUKA" --backend kperf -m inst_all,branch_mispred_nonspec,l1d_cache_miss_ld_nonspec,inst_branch -- true
+expect_rc 2
+
+# Without root: one line saying to use sudo, exit 2.
+LAUKA_STANDIN_EUID=501 run "$LAUKA" --backend kperf -- true
+expect_rc 2
+expect_err "^error: backend 'kperf' needs root"
+expect_err '^fix: run it as root: sudo .*lauka'
+exit 0
