@@ -364,6 +364,24 @@ static void print_table(const struct cal_run *cr, struct cal_event *evs, size_t 
 	}
 }
 
+/* Reasons that differ only in the event they name are the same reason. */
+static bool same_reason(const struct cal_event *a, const struct cal_event *b)
+{
+	if (a->state != b->state)
+		return false;
+	const char *x = a->why, *y = b->why, *na = a->ev->name, *nb = b->ev->name;
+	size_t la = strlen(na), lb = strlen(nb);
+	while (*x && *y) {
+		if (!strncmp(x, na, la) && !strncmp(y, nb, lb)) {
+			x += la;
+			y += lb;
+		} else if (*x++ != *y++) {
+			return false;
+		}
+	}
+	return !*x && !*y;
+}
+
 /* One line per distinct reason why events could not be measured, and where linearity failed. */
 static void print_reasons(const struct cal_run *cr, struct cal_event *evs, size_t n)
 {
@@ -383,12 +401,12 @@ static void print_reasons(const struct cal_run *cr, struct cal_event *evs, size_
 			continue;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = evs[j].state == evs[i].state && !strcmp(evs[j].why, evs[i].why);
+			seen = same_reason(&evs[j], &evs[i]);
 		if (seen)
 			continue;
 		size_t count = 0;
 		for (size_t j = i; j < n; j++)
-			count += evs[j].state == evs[i].state && !strcmp(evs[j].why, evs[i].why);
+			count += same_reason(&evs[j], &evs[i]);
 		printf("%s (%zu event%s, e.g. '%s'): %s\n", evs[i].res.verdict, count, count == 1 ? "" : "s",
 		       evs[i].ev->name, evs[i].why);
 	}
