@@ -3,7 +3,7 @@
  * any Linux machine, PMU or not.
  *
  * The command runs as
- *   [env -i PATH=... HOME=... LC_ALL=C] valgrind -q --command-line-only=yes
+ *   [env -i PATH=... HOME=... TMPDIR=... LC_ALL=C] valgrind -q --command-line-only=yes
  *     --tool=cachegrind --cache-sim=yes --branch-sim=yes
  *     --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64
  *     --trace-children=yes --cachegrind-out-file=<private dir>/cg.%p.out cmd...
@@ -17,12 +17,13 @@
  *  - --cache-sim and --branch-sim are explicit (3.21 changed the default);
  *  - --command-line-only=yes ignores ~/.valgrindrc, ./.valgrindrc and
  *    $VALGRIND_OPTS;
- *  - the environment is pinned to PATH, HOME and LC_ALL=C: the size of the
- *    environment moves the stack and changes the instruction count of
+ *  - the environment is pinned to PATH, HOME, TMPDIR and LC_ALL=C: the size
+ *    of the environment moves the stack and changes the instruction count of
  *    start-up code (1000 more bytes of environment cost about 450 Ir).
  *    PATH and HOME are kept so that commands still find their tools and
- *    configuration; LAUKA_VALGRIND_ENV=inherit passes the whole environment
- *    instead, for commands configured by environment variables.
+ *    configuration, TMPDIR because valgrind itself writes there;
+ *    LAUKA_VALGRIND_ENV=inherit passes the whole environment instead, for
+ *    commands configured by environment variables.
  * The runner already fixes the rest (argv, cwd, stdin and stdout on
  * /dev/null: a pipe instead of /dev/null changes glibc's stdio path).
  * Valgrind's own messages go to the command's stderr, which the runner
@@ -32,6 +33,7 @@
 #include "backend-valgrind.h"
 #include "error.h"
 #include "runner.h"
+#include "sudo.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -242,6 +244,14 @@ static int valgrind_open(void *priv, struct lk_evsel *sel, size_t n, char *err, 
 		p->dir[0] = '\0';
 		return -LK_EIO;
 	}
+	/* Under sudo the command runs as the invoking user, who must be able to write here. */
+	struct sudo_user su;
+	if (geteuid() == 0 && sudo_user(&su) && chown(p->dir, (uid_t)su.uid, (gid_t)su.gid) < 0) {
+		lk_errbuf(err, len, "cannot hand '%s' to uid %ld: %s", p->dir, su.uid, strerror(errno));
+		rmdir(p->dir);
+		p->dir[0] = '\0';
+		return -LK_EIO;
+	}
 	return 0;
 }
 
@@ -251,16 +261,18 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
-	size_t max = 6 + ARRAY_SIZE(cachegrind_opts) + 2 + argc + 1;
+	size_t max = 7 + ARRAY_SIZE(cachegrind_opts) + 2 + argc + 1;
 	char **out = xcalloc(max, sizeof(*out));
 	size_t k = 0;
 	if (p->env[0]) {
-		const char *path = getenv("PATH"), *home = getenv("HOME");
+		const char *path = getenv("PATH"), *home = getenv("HOME"), *tmp = getenv("TMPDIR");
 		out[k++] = xstrdup(p->env);
 		out[k++] = xstrdup("-i");
 		out[k++] = xasprintf("PATH=%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
 		if (home)
 			out[k++] = xasprintf("HOME=%s", home);
+		if (tmp && *tmp)
+			out[k++] = xasprintf("TMPDIR=%s", tmp);
 		out[k++] = xstrdup("LC_ALL=C");
 	}
 	out[k++] = xstrdup(p->valgrind);

@@ -27,6 +27,7 @@
 #include "error.h"
 #include "runner.h"
 #include "sched.h"
+#include "sudo.h"
 #include "util.h"
 
 #include <errno.h>
@@ -510,6 +511,15 @@ int cmd_calibrate(int argc, char **argv)
 	size_t npasses = sched_passes(pmu, list, m, pass_of);
 
 	struct runner_opts ropts = { .show_output = false, .uid = -1, .gid = -1 };
+	/* Under sudo (kperf needs root) the probes run as the user who typed it, as record's commands do. */
+	struct sudo_user su;
+	if (sudo_user(&su)) {
+		ropts.uid = su.uid;
+		ropts.gid = su.gid;
+		ropts.groups = su.groups;
+		ropts.ngroups = su.ngroups;
+		sudo_user_env(&su);
+	}
 	if (runner_init(&cr.run, &ropts, err, sizeof(err)) < 0) {
 		error("%s", err);
 		goto out;
