@@ -394,12 +394,12 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 			worst = fmax(worst, miss);
 		}
 	}
-	if (silent)
-		snprintf(out->verdict, sizeof(out->verdict), "silent");
-	else if (!linear)
+	if (!silent && !linear)
 		snprintf(out->verdict, sizeof(out->verdict), "not linear");
 	else if (worst > 0)
 		set_off_by(out->verdict, sizeof(out->verdict), worst);
+	else if (silent)
+		snprintf(out->verdict, sizeof(out->verdict), "silent");
 	else if (applied)
 		snprintf(out->verdict, sizeof(out->verdict), "validated");
 	else
@@ -409,6 +409,5 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 
 bool calib_verdict_failed(const char *verdict)
 {
-	return verdict && (!strncmp(verdict, "off by", 6) || !strcmp(verdict, "not linear") ||
-			   !strcmp(verdict, "silent"));
+	return verdict && (!strncmp(verdict, "off by", 6) || !strcmp(verdict, "not linear"));
 }

@@ -20,11 +20,14 @@
  * Verdicts, first rule that applies:
  *   unschedulable   the scheduler cannot place the event even alone
  *   unsupported     the backend cannot count it here (no PMU, not root, ...)
- *   silent          no probe gives a significant response: |response| <=
- *                   CALIB_SILENT per unit, or c4 - c1 < CALIB_SIGNIFICANT × c1
  *   not linear      on a probe where it responds, per_unit_4x / per_unit_1x
  *                   is outside 1 ± CALIB_LINEAR_TOL
- *   off by X%       an expectation failed (X = the worst miss)
+ *   off by X%       an expectation failed (X = the worst miss); an event
+ *                   expected to respond that does not is off by 100%
+ *   silent          no probe gives a significant response (|response| <=
+ *                   CALIB_SILENT per unit, or c4 - c1 < CALIB_SIGNIFICANT ×
+ *                   c1), and nothing expected one: page faults, interrupts,
+ *                   I-cache misses of a small loop
  *   validated       every expectation for the event held
  *   linear          no expectation for this event; it responds linearly
  * Response profile (the paper's slot identification, for every event):
@@ -138,9 +141,10 @@ bool calib_significant(const struct calib_counts *c);
 const char *calib_profile(const char *const *probes, const double *response, size_t nprobes);
 
 /*
- * Should `record` warn about an event with this verdict?  True for "off by",
- * "not linear" and "silent"; false for validated, linear (nothing to check
- * against), unsupported and unschedulable (record cannot count those anyway).
+ * Should `record` warn about an event with this verdict?  True for "off by"
+ * and "not linear"; false for validated, linear and silent (nothing
+ * contradicts the counter), unsupported and unschedulable (record cannot
+ * count those anyway).
  */
 bool calib_verdict_failed(const char *verdict);
 

@@ -4,6 +4,7 @@
  * with the latest verdicts of this machine.
  */
 #include "catalog.h"
+#include "calib.h"
 #include "db.h"
 #include "error.h"
 #include "sha256.h"
@@ -169,8 +170,7 @@ const char *catalog_verdict(const struct catalog *cat, const struct lk_event *ev
 
 bool catalog_verdict_failed(const struct catalog *cat, const struct lk_event *ev)
 {
-	const char *v = catalog_verdict(cat, ev);
-	return v && lk_strcasecmp(v, "validated") != 0;
+	return calib_verdict_failed(catalog_verdict(cat, ev));
 }
 
 bool catalog_has_verdicts(const struct catalog *cat)

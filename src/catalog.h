@@ -43,7 +43,7 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 const struct lk_pmu *catalog_pmu(const struct catalog *cat);
 /* Latest calibration verdict of an event ("validated", "off by 12%", ...), or NULL. */
 const char *catalog_verdict(const struct catalog *cat, const struct lk_event *ev);
-/* True when the latest verdict exists and is not "validated". */
+/* True when the latest verdict says the counter is wrong ("off by X%", "not linear"; calib_verdict_failed). */
 bool catalog_verdict_failed(const struct catalog *cat, const struct lk_event *ev);
 /* True when any event of the catalogue has a verdict. */
 bool catalog_has_verdicts(const struct catalog *cat);

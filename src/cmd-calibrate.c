@@ -442,6 +442,28 @@ static int store(struct catalog *cat, const struct lk_backend *be, const struct 
 	return r;
 }
 
+/* The embedded catalog/expectations.tsv, or the file $LAUKA_EXPECTATIONS names (same format). */
+static int load_expectations(struct calib_expectations *exp)
+{
+	char err[512] = "";
+	const char *path = getenv("LAUKA_EXPECTATIONS");
+	if (!path || !*path) {
+		if (calib_expect_builtin(exp, err, sizeof(err)) < 0)
+			return error("%s", err);
+		return 0;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	int r = lk_read_file(path, 1 << 20, &text, &len);
+	if (r < 0)
+		return error("cannot read LAUKA_EXPECTATIONS='%s': %s", path, strerror(-r));
+	r = calib_expect_parse(text, exp, err, sizeof(err));
+	free(text);
+	if (r < 0)
+		return error("%s: %s", path, err);
+	return 0;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	struct cal_opts o = { 0 };
@@ -468,10 +490,8 @@ int cmd_calibrate(int argc, char **argv)
 	struct calib_expectations exp = { 0 };
 	char err[512] = "";
 
-	if (calib_expect_builtin(&exp, err, sizeof(err)) < 0) {
-		error("%s", err);
+	if (load_expectations(&exp) < 0)
 		goto out;
-	}
 	struct catalog_opts copts = { .db_path = o.db };
 	if (catalog_open(&cat, cr.be, &copts, err, sizeof(err)) < 0) {
 		error("cannot load the %s event catalogue: %s", cr.be->name, err);

@@ -107,6 +107,7 @@ static const char calibrate_usage[] =
 	"\n"
 	"environment:\n"
 	"  LAUKA_PROBE             the probe program (default: lauka-probe next to lauka)\n"
+	"  LAUKA_EXPECTATIONS      a file of expectations to use instead of the built-in ones\n"
 	"  LAUKA_VALGRIND_ENV      pin (default: PATH, HOME, LC_ALL=C only) or inherit the\n"
 	"                          environment of commands run under valgrind\n"
 	"\n"

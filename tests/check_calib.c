@@ -188,7 +188,10 @@ static const struct {
 	  "memory-bound-like" },
 	{ "ratio fails", 10, { 0.05, 1, 0, 0 }, 1, CALIB_MEASURED, "any\tX\tchase\t>=100x alu\t-\n", "off by 80%",
 	  "memory-bound-like" },
-	{ "silent", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t2\t0.001\n", "silent", "none" },
+	{ "silent", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "", "silent", "none" },
+	{ "silent, zero expected", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t0\t0.001\n", "silent", "none" },
+	{ "silent, response expected", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t2\t0.001\n",
+	  "off by 100%", "none" },
 	/* peak RSS of a 256 MiB chase: noise of a few KB on a large constant is not a response */
 	{ "noise on a constant", 2.68e8, { 0.01, -0.03, 0, -0.005 }, 1, CALIB_MEASURED, "", "silent", "none" },
 	{ "not linear", 10, { 1, 1, 1, 1 }, 2, CALIB_MEASURED, "", "not linear", "work-like" },
@@ -257,7 +260,7 @@ static const struct {
 	bool failed;
 } failed_cases[] = {
 	{ "validated", false }, { "linear", false }, { "unsupported", false }, { "unschedulable", false },
-	{ "off by 12%", true }, { "not linear", true }, { "silent", true },
+	{ "off by 12%", true }, { "not linear", true }, { "silent", false },
 };
 
 START_TEST(test_verdict_failed)

@@ -215,7 +215,7 @@ START_TEST(test_catalog_kpep)
 	ck_assert_int_eq(catalog_open(&cat, backend_rusage(), &o, err, sizeof(err)), 0);
 	ia = pmu_find(catalog_pmu(cat), "inst_all");
 	ck_assert_str_eq(catalog_verdict(cat, ia), "silent");
-	ck_assert(catalog_verdict_failed(cat, ia));
+	ck_assert(!catalog_verdict_failed(cat, ia));	/* nothing contradicts a silent counter */
 	catalog_close(cat);
 
 	/* Without pmu_name: the backend's own catalogue, imported on first use. */

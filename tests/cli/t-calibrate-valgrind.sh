@@ -21,8 +21,23 @@ run "$LAUKA" counters --details --backend valgrind
 expect_rc 0
 printf '%s\n' "$out" | grep -qE '^Ir .*validated' || fail "counters lacks Ir's verdict: $out"
 printf '%s\n' "$out" | grep -qE '^Bi .*silent' || fail "counters lacks Bi's verdict: $out"
+# record warns only about events calibration contradicted, not silent or validated ones
 run "$LAUKA" record --backend valgrind -m Bi,Ir -- "$LAUKA_BUILD/lauka-probe alu 10"
 expect_rc 0
-expect_err "'Bi' failed calibration"
-printf '%s\n' "$err" | grep -q "'Ir'" && fail "record warned about validated Ir: $err"
+[ -z "$err" ] || fail "record warned about a silent or validated event: $err"
+
+# A wrong expectation (LAUKA_EXPECTATIONS replaces the built-in table): Ir off by 50%, and record warns.
+printf 'valgrind\tIr\talu\t4\t0.001\nvalgrind\tBc\talu\tlinear\t-\n' > exp.tsv
+run env LAUKA_EXPECTATIONS=exp.tsv "$LAUKA" calibrate --backend valgrind --quick
+expect_rc 0
+printf '%s\n' "$out" | grep -qE '^Ir +off by 50% ' || fail "Ir not off by 50%: $out"
+printf '%s\n' "$out" | grep -qE '^Bc +validated ' || fail "Bc not validated as linear: $out"
+printf '%s\n' "$out" | grep -qE '^Dr +linear ' || fail "Dr has no expectation now: $out"
+expect_out ' 1 validated, 1 failed, '
+run "$LAUKA" record --backend valgrind -m Ir -- "$LAUKA_BUILD/lauka-probe alu 10"
+expect_rc 0
+expect_err "'Ir' failed calibration on this machine (off by 50%)"
+printf 'valgrind\tIr\talu\tfour\t0.1\n' > bad.tsv
+run env LAUKA_EXPECTATIONS=bad.tsv "$LAUKA" calibrate --backend valgrind --quick
+expect_rc 2; expect_err "bad.tsv: line 1: expectation 'four' is not a number"
 exit 0
