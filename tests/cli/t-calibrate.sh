@@ -10,8 +10,8 @@ run "$LAUKA" calibrate --backend nope; expect_rc 1; expect_err "unknown backend 
 run "$LAUKA" calibrate -h; expect_rc 0; expect_out "usage: lauka calibrate"
 run env PATH=/nonexistent "$LAUKA" calibrate --backend valgrind; expect_rc 2; expect_err "valgrind not found in PATH"
 
-run env LAUKA_PROBE=/nonexistent "$LAUKA" calibrate --backend rusage --quick
-expect_rc 1; expect_err "LAUKA_PROBE='/nonexistent'"
+run env LAUKA_PROBE="$PWD/no-such-probe" "$LAUKA" calibrate --backend rusage --quick
+expect_rc 1; expect_err "LAUKA_PROBE='$PWD/no-such-probe'"
 # Next to a copy of lauka without the probe program: says how to fix it.
 cp "$LAUKA" ./lauka
 run ./lauka calibrate --backend rusage --quick
