@@ -154,6 +154,23 @@ bad:
 	return r;
 }
 
+int catalog_open_live(struct catalog **out, const struct lk_backend *b, char *err, size_t len)
+{
+	*out = NULL;
+	if (!b->catalog) {
+		lk_errbuf(err, len, "backend '%s' has no event catalogue", b->name);
+		return -LK_ENOENT;
+	}
+	struct catalog *cat = xcalloc(1, sizeof(*cat));
+	int r = b->catalog(&cat->pmu, err, len);
+	if (r < 0) {
+		catalog_close(cat);
+		return r;
+	}
+	*out = cat;
+	return 0;
+}
+
 const struct lk_pmu *catalog_pmu(const struct catalog *cat)
 {
 	return &cat->pmu;

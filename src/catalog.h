@@ -40,6 +40,12 @@ struct catalog_opts {
  */
 int catalog_open(struct catalog **out, const struct lk_backend *b,
 		 const struct catalog_opts *opts, char *err, size_t len);
+/*
+ * The backend's catalogue straight from the machine, without the database:
+ * no verdicts, catalog_db() is NULL.  For `record` when the database cannot
+ * be used (no home directory, a corrupt or newer file), so measuring still works.
+ */
+int catalog_open_live(struct catalog **out, const struct lk_backend *b, char *err, size_t len);
 const struct lk_pmu *catalog_pmu(const struct catalog *cat);
 /* Latest calibration verdict of an event ("validated", "off by 12%", ...), or NULL. */
 const char *catalog_verdict(const struct catalog *cat, const struct lk_event *ev);

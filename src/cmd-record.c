@@ -535,9 +535,19 @@ int cmd_record(int argc, char **argv)
 	if (be) {
 		struct catalog_opts copts = { .db_path = o.db };
 		if (catalog_open(&cat, be, &copts, err, sizeof(err)) < 0) {
-			error("cannot load the %s event catalogue: %s", be->name, err);
-			rc = EXIT_COUNTERS;
-			goto out;
+			/*
+			 * Measuring needs the machine's events, not the database: unless
+			 * the user named a database, fall back to the live catalogue and
+			 * say what is lost (the calibration verdicts).
+			 */
+			char live_err[512];
+			if (o.db || catalog_open_live(&cat, be, live_err, sizeof(live_err)) < 0) {
+				error("cannot load the %s event catalogue: %s", be->name, o.db ? err : live_err);
+				rc = EXIT_COUNTERS;
+				goto out;
+			}
+			warning("%s", err);
+			warning("measuring without the catalogue database: calibration verdicts are not checked");
 		}
 	}
 	const struct lk_pmu *bpmu = cat ? catalog_pmu(cat) : NULL;

@@ -209,6 +209,13 @@ char *db_default_path(char *err, size_t len)
 		lk_errbuf(err, len, "no home directory to keep the database in\nfix: set LAUKA_DB or pass --db PATH");
 		return NULL;
 	}
+	/* Create directories below a home, never the home itself (nobody's is /nonexistent). */
+	struct stat st;
+	if (stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		lk_errbuf(err, len, "home directory '%s' does not exist, so there is nowhere to keep the database\n"
+			  "fix: set LAUKA_DB or pass --db PATH", home);
+		return NULL;
+	}
 	return xasprintf("%s/.local/share/lauka/lauka.db", home);
 }
 
