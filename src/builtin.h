@@ -16,7 +16,4 @@ int help_show(const char *verb);
 /* One-line usage hint after a usage error, on stderr. */
 void help_hint(const char *verb);
 
-/* Shared option helpers. */
-int parse_uint(const char *s, unsigned long max, unsigned long *out);
-
 #endif

@@ -25,6 +25,7 @@
 #include "catalog.h"
 #include "db.h"
 #include "error.h"
+#include "options.h"
 #include "runner.h"
 #include "sched.h"
 #include "sudo.h"
@@ -76,29 +77,17 @@ static int parse_options(int argc, char **argv, struct cal_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char **dst = NULL;
-		const char *name = NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			return help_show("calibrate"), 1;
 		if (!strcmp(a, "--quick")) {
 			o->quick = true;
 			continue;
 		}
-		if (!strncmp(a, "--backend", 9))
-			dst = &o->backend, name = "--backend";
-		else if (!strncmp(a, "--db", 4))
-			dst = &o->db, name = "--db";
-		size_t nl = name ? strlen(name) : 0;
-		if (name && a[nl] == '=') {
-			*dst = a + nl + 1;
-			continue;
-		}
-		if (name && !a[nl]) {
-			if (i + 1 >= argc) {
-				error("option '%s' needs a value", name);
+		int r;
+		if ((r = opt_value(argc, argv, &i, "--backend", &o->backend)) ||
+		    (r = opt_value(argc, argv, &i, "--db", &o->db))) {
+			if (r < 0)
 				return -1;
-			}
-			*dst = argv[++i];
 			continue;
 		}
 		error(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
@@ -107,7 +96,7 @@ static int parse_options(int argc, char **argv, struct cal_opts *o)
 	return 0;
 }
 
-static int choose_backend(const struct cal_opts *o, const struct lk_backend **out)
+static int choose_backend(const struct cal_opts *o, const struct lk_backend **out, int argc, char **argv)
 {
 	const char *name = o->backend ? o->backend : getenv("LAUKA_BACKEND");
 	const struct lk_backend *b;
@@ -121,22 +110,12 @@ static int choose_backend(const struct cal_opts *o, const struct lk_backend **ou
 		*out = b;
 		return 0;
 	}
-	b = backend_find(name);
-	if (!b) {
-		struct strbuf sb = STRBUF_INIT;
-		for (size_t i = 0; lk_backends[i]; i++)
-			strbuf_addf(&sb, "%s%s", i ? ", " : "", lk_backends[i]->name);
-		error("unknown backend '%s'", name);
-		tip("backends built into this lauka: %s", strbuf_str(&sb));
-		strbuf_release(&sb);
+	b = options_backend(name);
+	if (!b)
 		return -EXIT_USAGE;
-	}
-	char why[512] = "";
-	int r = b->detect ? b->detect(why, sizeof(why)) : 0;
-	if (r < 0) {
-		error("backend '%s' cannot run here: %s", b->name, why[0] ? why : lk_strerror(r));
-		return -EXIT_COUNTERS;
-	}
+	int r = options_backend_usable(b, argc, argv);
+	if (r < 0)
+		return r;
 	*out = b;
 	return 0;
 }
@@ -474,7 +453,7 @@ int cmd_calibrate(int argc, char **argv)
 		return usage_error();
 
 	struct cal_run cr = { 0 };
-	int r = choose_backend(&o, &cr.be);
+	int r = choose_backend(&o, &cr.be, argc, argv);
 	if (r < 0)
 		return -r;
 	if (find_probe(cr.probe, sizeof(cr.probe)) < 0)

@@ -17,6 +17,7 @@
 #include "db.h"
 #include "error.h"
 #include "kpep.h"
+#include "options.h"
 #include "sched.h"
 #include "util.h"
 
@@ -35,24 +36,6 @@ struct counters_opts {
 	size_t nimports;
 };
 
-static int take(int argc, char **argv, int *i, const char *opt, const char **val)
-{
-	size_t n = strlen(opt);
-	const char *a = argv[*i];
-	if (!strncmp(a, opt, n) && a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (strcmp(a, opt))
-		return 0;
-	if (*i + 1 >= argc) {
-		error("option '%s' needs a value", opt);
-		return -1;
-	}
-	*val = argv[++*i];
-	return 1;
-}
-
 static int parse_options(int argc, char **argv, struct counters_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
@@ -68,21 +51,21 @@ static int parse_options(int argc, char **argv, struct counters_opts *o)
 			o->no_headers = true;
 			continue;
 		}
-		if ((r = take(argc, argv, &i, "--backend", &v)) || (r = take(argc, argv, &i, "--pmu", &o->pmu)) ||
-		    (r = take(argc, argv, &i, "--db", &o->db))) {
+		if ((r = opt_value(argc, argv, &i, "--backend", &v)) || (r = opt_value(argc, argv, &i, "--pmu", &o->pmu)) ||
+		    (r = opt_value(argc, argv, &i, "--db", &o->db))) {
 			if (r < 0)
 				return -1;
 			if (!strcmp(a, "--backend") || !strncmp(a, "--backend=", 10))
 				o->backend = v;
 			continue;
 		}
-		if ((r = take(argc, argv, &i, "--check", &v))) {
+		if ((r = opt_value(argc, argv, &i, "--check", &v))) {
 			if (r < 0)
 				return -1;
 			o->check = v;
 			continue;
 		}
-		if ((r = take(argc, argv, &i, "--import", &v))) {
+		if ((r = opt_value(argc, argv, &i, "--import", &v))) {
 			if (r < 0)
 				return -1;
 			o->imports = xrealloc(o->imports, (o->nimports + 1) * sizeof(*o->imports));
@@ -376,14 +359,8 @@ int cmd_counters(int argc, char **argv)
 	}
 	const struct lk_backend *b = NULL;
 	if (o.backend) {
-		b = backend_find(o.backend);
+		b = options_backend(o.backend);
 		if (!b) {
-			struct strbuf sb = STRBUF_INIT;
-			for (size_t i = 0; lk_backends[i]; i++)
-				strbuf_addf(&sb, "%s%s", i ? ", " : "", lk_backends[i]->name);
-			error("unknown backend '%s'", o.backend);
-			tip("backends built into this lauka: %s", strbuf_str(&sb));
-			strbuf_release(&sb);
 			free(o.imports);
 			return EXIT_USAGE;
 		}

@@ -8,7 +8,6 @@
 #include "error.h"
 #include "util.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,18 +165,5 @@ int cmd_help(int argc, char **argv)
 		help_hint(NULL);
 		return EXIT_USAGE;
 	}
-	return 0;
-}
-
-int parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
 	return 0;
 }

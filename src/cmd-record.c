@@ -21,6 +21,7 @@
 #include "compare.h"
 #include "error.h"
 #include "export.h"
+#include "options.h"
 #include "report.h"
 #include "runner.h"
 #include "sched.h"
@@ -72,22 +73,19 @@ static int usage_error(void)
 	return EXIT_USAGE;
 }
 
-static int take_value(int argc, char **argv, int *i, const char *opt, const char **val)
+static int set_runs(const char *v, struct record_opts *o)
 {
-	size_t n = strlen(opt);
-	const char *a = argv[*i];
-	if (!strncmp(a, opt, n) && a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (strcmp(a, opt))
-		return 0;
-	if (*i + 1 >= argc) {
-		error("option '%s' needs a value", opt);
+	if (parse_uint(v, MAX_RUNS, &o->runs) < 0) {
+		error("invalid number of runs '%s'", v);
+		fix("use -n with a whole number, e.g. -n 10");
 		return -1;
 	}
-	*val = argv[++*i];
-	return 1;
+	if (o->runs < MIN_RUNS) {
+		error("minimum runs is %d (got %lu)", MIN_RUNS, o->runs);
+		fix("use -n %d or higher", MIN_RUNS);
+		return -1;
+	}
+	return 0;
 }
 
 static int parse_options(int argc, char **argv, struct record_opts *o)
@@ -106,36 +104,13 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			o->show_output = true;
 			continue;
 		}
-		if ((r = take_value(argc, argv, &i, "-n", &v)) || (r = take_value(argc, argv, &i, "--runs", &v))) {
-			if (r < 0)
+		if ((r = opt_value(argc, argv, &i, "-n", &v)) || (r = opt_value(argc, argv, &i, "--runs", &v)) ||
+		    (!strncmp(a, "-n", 2) && a[2] >= '0' && a[2] <= '9' && (v = a + 2, r = 1))) {	/* -n 9, -n9 */
+			if (r < 0 || set_runs(v, o) < 0)
 				return -1;
-			if (parse_uint(v, MAX_RUNS, &o->runs) < 0) {
-				error("invalid number of runs '%s'", v);
-				fix("use -n with a whole number, e.g. -n 10");
-				return -1;
-			}
-			if (o->runs < MIN_RUNS) {
-				error("minimum runs is %d (got %lu)", MIN_RUNS, o->runs);
-				fix("use -n %d or higher", MIN_RUNS);
-				return -1;
-			}
 			continue;
 		}
-		if (!strncmp(a, "-n", 2) && a[2] >= '0' && a[2] <= '9') {	/* -n9 */
-			char *tmp[] = { "-n", (char *)a + 2 };
-			int j = 0;
-			if (take_value(2, tmp, &j, "-n", &v) <= 0 || parse_uint(v, MAX_RUNS, &o->runs) < 0) {
-				error("invalid number of runs '%s'", a + 2);
-				return -1;
-			}
-			if (o->runs < MIN_RUNS) {
-				error("minimum runs is %d (got %lu)", MIN_RUNS, o->runs);
-				fix("use -n %d or higher", MIN_RUNS);
-				return -1;
-			}
-			continue;
-		}
-		if ((r = take_value(argc, argv, &i, "--warmup", &v))) {
+		if ((r = opt_value(argc, argv, &i, "--warmup", &v))) {
 			if (r < 0)
 				return -1;
 			if (parse_uint(v, MAX_RUNS, &o->warmup) < 0) {
@@ -145,31 +120,31 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			}
 			continue;
 		}
-		if ((r = take_value(argc, argv, &i, "-m", &v)) || (r = take_value(argc, argv, &i, "--measurements", &v))) {
+		if ((r = opt_value(argc, argv, &i, "-m", &v)) || (r = opt_value(argc, argv, &i, "--measurements", &v))) {
 			if (r < 0)
 				return -1;
 			o->measurements = v;
 			continue;
 		}
-		if ((r = take_value(argc, argv, &i, "--backend", &v))) {
+		if ((r = opt_value(argc, argv, &i, "--backend", &v))) {
 			if (r < 0)
 				return -1;
 			o->backend = v;
 			continue;
 		}
-		if ((r = take_value(argc, argv, &i, "--json", &v))) {
+		if ((r = opt_value(argc, argv, &i, "--json", &v))) {
 			if (r < 0)
 				return -1;
 			o->json = v;
 			continue;
 		}
-		if ((r = take_value(argc, argv, &i, "--db", &v))) {
+		if ((r = opt_value(argc, argv, &i, "--db", &v))) {
 			if (r < 0)
 				return -1;
 			o->db = v;
 			continue;
 		}
-		if ((r = take_value(argc, argv, &i, "--color", &v))) {
+		if ((r = opt_value(argc, argv, &i, "--color", &v))) {
 			if (r < 0)
 				return -1;
 			if (!strcmp(v, "auto"))
@@ -312,14 +287,6 @@ static void suggest(const struct lk_pmu *const *pmus, size_t npmus, const char *
 	strbuf_release(&sb);
 }
 
-/* Something needs root: say so in one line and how to get it. */
-static void need_root(int argc, char **argv)
-{
-	char *cmd = sudo_command(argc, argv);
-	fix("run it as root: %s", cmd);
-	free(cmd);
-}
-
 /*
  * Is `name` a counter of another backend that cannot run because lauka is
  * not root (kperf on macOS)?  Then that, not the name, is the problem.
@@ -336,7 +303,7 @@ static bool needs_root_backend(const char *name, const struct lk_backend *curren
 		pmu_release(&pmu);
 		if (found && b->detect(why, sizeof(why)) == -LK_EPERM) {
 			error("'%s' is a %s counter and needs root: %s", name, b->name, why);
-			need_root(argc, argv);
+			options_need_root(argc, argv);
 			return true;
 		}
 	}
@@ -386,31 +353,16 @@ static int choose_backend(const struct record_opts *o, const struct lk_backend *
 		*out = backend_default();
 		return 0;
 	}
-	const struct lk_backend *b = backend_find(name);
-	if (!b) {
-		struct strbuf sb = STRBUF_INIT;
-		for (size_t i = 0; lk_backends[i]; i++)
-			strbuf_addf(&sb, "%s%s", i ? ", " : "", lk_backends[i]->name);
-		error("unknown backend '%s'", name);
-		tip("backends built into this lauka: %s", strbuf_str(&sb));
-		strbuf_release(&sb);
+	const struct lk_backend *b = options_backend(name);
+	if (!b)
 		return -EXIT_USAGE;
-	}
 	if (b == backend_rusage()) {
 		*out = NULL;
 		return 0;
 	}
-	char why[512] = "";
-	int r = b->detect ? b->detect(why, sizeof(why)) : 0;
-	if (r == -LK_EPERM) {
-		error("backend '%s' needs root: %s", b->name, why[0] ? why : lk_strerror(r));
-		need_root(argc, argv);
-		return -EXIT_COUNTERS;
-	}
-	if (r < 0) {
-		error("backend '%s' cannot run here: %s", b->name, why[0] ? why : lk_strerror(r));
-		return -EXIT_COUNTERS;
-	}
+	int r = options_backend_usable(b, argc, argv);
+	if (r < 0)
+		return r;
 	*out = b;
 	return 0;
 }
@@ -614,7 +566,7 @@ int cmd_record(int argc, char **argv)
 			if (orc < 0) {
 				error("%s backend: %s", be->name, err);
 				if (orc == -LK_EPERM)
-					need_root(argc, argv);
+					options_need_root(argc, argv);
 				else if (orc == -LK_EBUSY)
 					fix("quit the other program using the counters (Instruments, a profiler, another lauka), then retry");
 				rc = EXIT_COUNTERS;

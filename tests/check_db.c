@@ -2,6 +2,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -179,11 +180,23 @@ START_TEST(test_default_path)
 	ck_assert_str_eq(p, "/xdg/lauka/lauka.db");
 	free(p);
 	unsetenv("XDG_DATA_HOME");
-	setenv("HOME", "/home/u", 1);
+	if (geteuid() == 0 && getenv("SUDO_UID"))
+		return;	/* the sudo user's home wins; covered by the sudo CLI test */
+	char *home = path_in("home");
+	ck_assert_int_eq(mkdir(home, 0755), 0);
+	setenv("HOME", home, 1);
 	p = db_default_path(err, sizeof(err));
-	if (geteuid() != 0 || !getenv("SUDO_UID"))
-		ck_assert_str_eq(p, "/home/u/.local/share/lauka/lauka.db");
+	char *want = NULL;
+	ck_assert_int_gt(asprintf(&want, "%s/.local/share/lauka/lauka.db", home), 0);
+	ck_assert_str_eq(p, want);
 	free(p);
+	free(want);
+	/* A home that does not exist (nobody's is /nonexistent) is not created: an error instead. */
+	setenv("HOME", "/nonexistent-lauka-home", 1);
+	ck_assert_ptr_null(db_default_path(err, sizeof(err)));
+	ck_assert_msg(strstr(err, "home directory '/nonexistent-lauka-home' does not exist") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "\nfix: set LAUKA_DB") != NULL, "%s", err);
+	free(home);
 }
 END_TEST
 

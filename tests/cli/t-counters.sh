@@ -35,6 +35,7 @@ expect_rc 0
 [ -f other/dir/x.db ] || fail "--db not used"
 (unset LAUKA_DB; XDG_DATA_HOME="$PWD/xdg" "$LAUKA" counters --backend rusage >/dev/null) || fail "xdg run failed"
 [ -f xdg/lauka/lauka.db ] || fail "\$XDG_DATA_HOME/lauka/lauka.db not created"
+mkdir home
 (unset LAUKA_DB XDG_DATA_HOME; HOME="$PWD/home" "$LAUKA" counters --backend rusage >/dev/null) || fail "home run failed"
 [ -f home/.local/share/lauka/lauka.db ] || fail "~/.local/share/lauka/lauka.db not created"
 

@@ -1,0 +1,77 @@
+/* options.c: option values, numbers and backend choice shared by the verbs. */
+#include "options.h"
+#include "error.h"
+#include "sudo.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int opt_value(int argc, char **argv, int *i, const char *opt, const char **val)
+{
+	size_t n = strlen(opt);
+	const char *a = argv[*i];
+	if (!strncmp(a, opt, n) && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (strcmp(a, opt))
+		return 0;
+	if (*i + 1 >= argc) {
+		error("option '%s' needs a value", opt);
+		return -1;
+	}
+	*val = argv[++*i];
+	return 1;
+}
+
+int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+const struct lk_backend *options_backend(const char *name)
+{
+	const struct lk_backend *b = backend_find(name);
+	if (b)
+		return b;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; lk_backends[i]; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", lk_backends[i]->name);
+	error("unknown backend '%s'", name);
+	tip("backends built into this lauka: %s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return NULL;
+}
+
+void options_need_root(int argc, char **argv)
+{
+	char *cmd = sudo_command(argc, argv);
+	fix("run it as root: %s", cmd);
+	free(cmd);
+}
+
+int options_backend_usable(const struct lk_backend *b, int argc, char **argv)
+{
+	char why[512] = "";
+	int r = b->detect ? b->detect(why, sizeof(why)) : 0;
+	if (r == -LK_EPERM) {
+		error("backend '%s' needs root: %s", b->name, why[0] ? why : lk_strerror(r));
+		options_need_root(argc, argv);
+		return -EXIT_COUNTERS;
+	}
+	if (r < 0) {
+		error("backend '%s' cannot run here: %s", b->name, why[0] ? why : lk_strerror(r));
+		return -EXIT_COUNTERS;
+	}
+	return 0;
+}
