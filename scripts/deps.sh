@@ -47,6 +47,8 @@ check)
 	need_pkg hyperfine have hyperfine
 	need_pkg qemu-user have qemu-aarch64
 	need_pkg gcc-aarch64-linux-gnu have aarch64-linux-gnu-gcc
+	# only recommended by the cross compiler, and --no-install-recommends skips it
+	need_pkg libc6-dev-arm64-cross test -f /usr/aarch64-linux-gnu/include/stdio.h
 	need_pkg binutils have objdump
 	need_pkg npm have npm
 	;;

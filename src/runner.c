@@ -124,6 +124,20 @@ static void read_tail(int fd, char *out)
 	out[n > 0 ? n : 0] = '\0';
 }
 
+/* A pipe whose ends close at exec (one syscall where pipe2 exists). */
+static int cloexec_pipe(int fd[2])
+{
+#ifdef __linux__
+	return pipe2(fd, O_CLOEXEC);
+#else
+	if (pipe(fd) < 0)
+		return -1;
+	fcntl(fd[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fd[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+#endif
+}
+
 /* In the child, after fork: only async-signal-safe calls until exec. */
 static void child_exec(const struct runner *r, const char *path, char *const argv[],
 		       int gate, int report)
@@ -238,15 +252,9 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		running_child = pid;
 		goto wait_child;
 	}
-	if ((need_gate && pipe(gate) < 0) || pipe(report) < 0) {
+	if ((need_gate && cloexec_pipe(gate) < 0) || cloexec_pipe(report) < 0) {
 		lk_errbuf(err, len, "pipe: %s", strerror(errno));
 		return -LK_EIO;
-	}
-	fcntl(report[0], F_SETFD, FD_CLOEXEC);
-	fcntl(report[1], F_SETFD, FD_CLOEXEC);
-	if (need_gate) {
-		fcntl(gate[0], F_SETFD, FD_CLOEXEC);
-		fcntl(gate[1], F_SETFD, FD_CLOEXEC);
 	}
 
 	t0 = lk_now_ns();
