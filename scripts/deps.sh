@@ -36,6 +36,8 @@ esac
 need_pkg pkg-config have pkg-config
 need_pkg make have make
 need_pkg gcc have cc
+# gcc only recommends the C library headers
+need_pkg libc6-dev test -f /usr/include/stdio.h
 need_pkg libplist-dev have_pc libplist-2.0
 need_pkg libsqlite3-dev have_pc sqlite3
 case "$what" in
@@ -51,6 +53,7 @@ check)
 	need_pkg libc6-dev-arm64-cross test -f /usr/aarch64-linux-gnu/include/stdio.h
 	need_pkg binutils have objdump
 	need_pkg npm have npm
+	need_pkg procps have pgrep
 	;;
 demo)
 	need_pkg valgrind have valgrind ;;
