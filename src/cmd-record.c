@@ -287,31 +287,8 @@ static void suggest(const struct lk_pmu *const *pmus, size_t npmus, const char *
 	strbuf_release(&sb);
 }
 
-/*
- * Is `name` a counter of another backend that cannot run because lauka is
- * not root (kperf on macOS)?  Then that, not the name, is the problem.
- */
-static bool needs_root_backend(const char *name, const struct lk_backend *current, int argc, char **argv)
-{
-	for (size_t i = 0; lk_backends[i]; i++) {
-		const struct lk_backend *b = lk_backends[i];
-		if (b == current || b == backend_rusage() || !b->catalog || !b->detect)
-			continue;
-		struct lk_pmu pmu = { 0 };
-		char why[256];
-		bool found = b->catalog(&pmu, why, sizeof(why)) == 0 && pmu_find(&pmu, name);
-		pmu_release(&pmu);
-		if (found && b->detect(why, sizeof(why)) == -LK_EPERM) {
-			error("'%s' is a %s counter and needs root: %s", name, b->name, why);
-			options_need_root(argc, argv);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Is `name` an event of another backend?  Then say which one to pick. */
-static void hint_other_backend(const char *name, const struct lk_backend *current)
+/* The first other backend whose catalogue has `name`, or NULL. */
+static const struct lk_backend *backend_having(const char *name, const struct lk_backend *current)
 {
 	for (size_t i = 0; lk_backends[i]; i++) {
 		const struct lk_backend *b = lk_backends[i];
@@ -319,13 +296,35 @@ static void hint_other_backend(const char *name, const struct lk_backend *curren
 			continue;
 		struct lk_pmu pmu = { 0 };
 		char err[256];
-		if (b->catalog(&pmu, err, sizeof(err)) == 0 && pmu_find(&pmu, name)) {
-			tip("'%s' is a %s event: add --backend %s", name, b->name, b->name);
-			pmu_release(&pmu);
-			return;
-		}
+		bool found = b->catalog(&pmu, err, sizeof(err)) == 0 && pmu_find(&pmu, name);
 		pmu_release(&pmu);
+		if (found)
+			return b;
 	}
+	return NULL;
+}
+
+/*
+ * A name no loaded catalogue knows.  When another backend has it and only
+ * lacks root (kperf on macOS), that is the problem to report (exit 2);
+ * otherwise it is a usage error with the closest names and, if another
+ * backend has it, which one to pick.
+ */
+static int unknown_name(const char *name, const struct lk_backend *be, const struct lk_pmu *const *pmus,
+			size_t npmus, int argc, char **argv)
+{
+	const struct lk_backend *other = backend_having(name, be);
+	char why[256] = "";
+	if (other && other->detect && other->detect(why, sizeof(why)) == -LK_EPERM) {
+		error("'%s' is a %s counter and needs root: %s", name, other->name, why);
+		options_need_root(argc, argv);
+		return EXIT_COUNTERS;
+	}
+	error("unknown measurement '%s'%s%s", name, be ? " for backend " : "", be ? be->name : "");
+	suggest(pmus, npmus, name);
+	if (other)
+		tip("'%s' is a %s event: add --backend %s", name, other->name, other->name);
+	return EXIT_USAGE;
 }
 
 struct selection {
@@ -524,14 +523,8 @@ int cmd_record(int argc, char **argv)
 				sel_add(&s, 1, ev, true);
 				continue;
 			}
-			if (needs_root_backend(names[i], be, argc, argv)) {
-				rc = EXIT_COUNTERS;
-				goto out;
-			}
-			error("unknown measurement '%s'%s%s", names[i], be ? " for backend " : "", be ? be->name : "");
 			const struct lk_pmu *pm[2] = { bpmu, &rpmu };
-			suggest(pm, 2, names[i]);
-			hint_other_backend(names[i], be);
+			rc = unknown_name(names[i], be, pm, 2, argc, argv);
 			goto out;
 		}
 	} else if (be && be->defaults) {
