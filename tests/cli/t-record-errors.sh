@@ -42,6 +42,9 @@ expect_rc 1; expect_err "did you mean 'lauka record'"
 run "$LAUKA" -m wall_tme -- 'touch ran'
 expect_rc 1; expect_err "^error: unknown measurement 'wall_tme'"; expect_err "did you mean 'wall_time'"
 [ ! -e ran ] || fail "the command ran despite a usage error"
+# A name of another backend: say which backend has it.
+run "$LAUKA" -m D1mr -- true
+expect_rc 1; expect_err "'D1mr' is a valgrind event: add --backend valgrind"
 run "$LAUKA" -m , -- true
 expect_rc 1; expect_err "no measurement named"
 run "$LAUKA" --backend nope -- true
