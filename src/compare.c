@@ -8,34 +8,33 @@
  * Regularised incomplete beta I_x(a, b) by its continued fraction (modified
  * Lentz).  Only needed for the t distribution: P(|T| > t) = I_{df/(df+t^2)}(df/2, 1/2).
  */
+/* One step of the modified Lentz algorithm: fold term `num` into c and d, return the factor for h. */
+#define LENTZ_TINY 1e-300
+
+static double lentz_step(double *c, double *d, double num)
+{
+	const double tiny = LENTZ_TINY;
+	*d = 1 + num * *d;
+	*c = 1 + num / *c;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 static double betacf(double a, double b, double x)
 {
-	const double tiny = 1e-300;
 	double c = 1, d = 1 - (a + b) * x / (a + 1);
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < LENTZ_TINY)
+		d = LENTZ_TINY;
 	d = 1 / d;
 	double h = d;
 	for (int m = 1; m <= 300; m++) {
 		double m2 = 2.0 * m;
-		double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + num * d;
-		c = 1 + num / c;
-		if (fabs(d) < tiny)
-			d = tiny;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + num * d;
-		c = 1 + num / c;
-		if (fabs(d) < tiny)
-			d = tiny;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		double del = d * c;
+		h *= lentz_step(&c, &d, m * (b - m) * x / ((a + m2 - 1) * (a + m2)));
+		double del = lentz_step(&c, &d, -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)));
 		h *= del;
 		if (fabs(del - 1) < 1e-14)
 			break;
