@@ -4,26 +4,25 @@
 #include <math.h>
 #include <string.h>
 
-/*
- * Regularised incomplete beta I_x(a, b) by its continued fraction (modified
- * Lentz).  Only needed for the t distribution: P(|T| > t) = I_{df/(df+t^2)}(df/2, 1/2).
- */
-/* One step of the modified Lentz algorithm: fold term `num` into c and d, return the factor for h. */
 #define LENTZ_TINY 1e-300
 
+/* One step of the modified Lentz algorithm: fold term `num` into c and d, return the factor for h. */
 static double lentz_step(double *c, double *d, double num)
 {
-	const double tiny = LENTZ_TINY;
 	*d = 1 + num * *d;
 	*c = 1 + num / *c;
-	if (fabs(*d) < tiny)
-		*d = tiny;
-	if (fabs(*c) < tiny)
-		*c = tiny;
+	if (fabs(*d) < LENTZ_TINY)
+		*d = LENTZ_TINY;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
 	*d = 1 / *d;
 	return *d * *c;
 }
 
+/*
+ * Regularised incomplete beta I_x(a, b) by its continued fraction (modified
+ * Lentz).  Only needed for the t distribution: P(|T| > t) = I_{df/(df+t^2)}(df/2, 1/2).
+ */
 static double betacf(double a, double b, double x)
 {
 	double c = 1, d = 1 - (a + b) * x / (a + 1);
