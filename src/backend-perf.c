@@ -48,8 +48,11 @@ static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu
 
 static int paranoid_level(void)
 {
+	static int level = -100;	/* read once per process: it is a boot-time setting */
+	if (level != -100)
+		return level;
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level = 2;
+	level = 2;
 	if (f) {
 		if (fscanf(f, "%d", &level) != 1)
 			level = 2;
@@ -161,6 +164,35 @@ static void close_fds(struct perf_priv *p)
 		}
 }
 
+/* Open the event on lauka itself and close it again: sets s->err and s->why when it cannot count here. */
+static void probe_event(struct lk_evsel *s, bool exclude_kernel)
+{
+	if (exclude_kernel && is_kernel_only(s->ev)) {
+		s->err = -LK_EPERM;
+		lk_errbuf(s->why, sizeof(s->why),
+			  "it happens in the kernel, which this user may not count (perf_event_paranoid=%d); "
+			  "run as root", paranoid_level());
+		return;
+	}
+	struct perf_event_attr a;
+	fill_attr(&a, s->ev, exclude_kernel);
+	a.disabled = 1;
+	long fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		explain(s, errno);
+	else
+		close((int)fd);
+}
+
+static int perf_supported(const struct lk_event *ev, char *why, size_t len)
+{
+	struct lk_evsel s = { .ev = ev, .counter = -1 };
+	probe_event(&s, !may_count_kernel());
+	if (s.err)
+		lk_errbuf(why, len, "%s", s.why);
+	return s.err;
+}
+
 /* Try each event on lauka itself, so unsupported ones are known before any run. */
 static int perf_open(void *priv, struct lk_evsel *sel, size_t n, char *err, size_t len)
 {
@@ -175,21 +207,7 @@ static int perf_open(void *priv, struct lk_evsel *sel, size_t n, char *err, size
 	p->grouped = n > 1 && !(ng && *ng && strcmp(ng, "0"));
 	for (size_t i = 0; i < n; i++) {
 		p->fd[i] = -1;
-		if (p->exclude_kernel && is_kernel_only(sel[i].ev)) {
-			sel[i].err = -LK_EPERM;
-			lk_errbuf(sel[i].why, sizeof(sel[i].why),
-				  "it happens in the kernel, which this user may not count (perf_event_paranoid=%d); "
-				  "run as root", paranoid_level());
-			continue;
-		}
-		struct perf_event_attr a;
-		fill_attr(&a, sel[i].ev, p->exclude_kernel);
-		a.disabled = 1;
-		long fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0)
-			explain(&sel[i], errno);
-		else
-			close((int)fd);
+		probe_event(&sel[i], p->exclude_kernel);
 	}
 	(void)err;
 	(void)len;
@@ -306,6 +324,7 @@ const struct lk_backend backend_perf = {
 	.priv_size = sizeof(struct perf_priv),
 	.detect = perf_detect,
 	.catalog = perf_catalog,
+	.supported = perf_supported,
 	.defaults = perf_defaults,
 	.open = perf_open,
 	.attach = perf_attach,

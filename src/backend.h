@@ -63,6 +63,12 @@ struct lk_backend {
 	int (*detect)(char *why, size_t len);
 	/* The event catalogue of this machine for this backend (no database involved). */
 	int (*catalog)(struct lk_pmu *out, char *err, size_t len);
+	/*
+	 * Optional: can `ev` be counted here at all (is there a PMU for it, is
+	 * this user allowed)?  0, or -LK_E* with a reason.  No lasting effect:
+	 * `lauka counters --details` asks it for every event it lists.
+	 */
+	int (*supported)(const struct lk_event *ev, char *why, size_t len);
 	/* Names of the events measured when the user gives no -m. */
 	const char *const *defaults;
 	int (*open)(void *priv, struct lk_evsel *sel, size_t n, char *err, size_t len);

@@ -196,10 +196,47 @@ static char *display(const struct lk_pmu *p, const char *name)
 	return !strcmp(p->kind, "kpep") ? pmu_display_name(name) : xstrdup(name);
 }
 
-static void print_catalogue(const struct counters_opts *o, const struct catalog *cat)
+/*
+ * For the backend's own catalogue, which events can't be counted here at
+ * all (no PMU, no privileges)?  why[i] is "" for the ones that can.  Says
+ * whether any can't.
+ */
+static bool find_unsupported(const struct counters_opts *o, const struct lk_backend *b,
+			     const struct lk_pmu *p, char (*why)[160])
+{
+	bool any = false;
+	if (!o->details || o->pmu || !b->supported)
+		return false;
+	for (size_t i = 0; i < p->nevents; i++)
+		any |= b->supported(&p->events[i], why[i], sizeof(why[i])) < 0;
+	return any;
+}
+
+/* After the table, on stderr: each reason once, with how many events it keeps from counting. */
+static void note_unsupported(const struct lk_pmu *p, char (*why)[160])
+{
+	for (size_t i = 0; i < p->nevents; i++) {
+		if (!why[i][0])
+			continue;
+		size_t n = 0;
+		for (size_t j = 0; j < p->nevents; j++)
+			if (!strcmp(why[j], why[i])) {
+				if (j < i)
+					break;
+				n++;
+			}
+		if (n)
+			fprintf(stderr, "note: %zu event%s marked unsupported cannot be counted here: %s\n", n,
+				n == 1 ? "" : "s", why[i]);
+	}
+}
+
+static void print_catalogue(const struct counters_opts *o, const struct lk_backend *b, const struct catalog *cat)
 {
 	const struct lk_pmu *p = catalog_pmu(cat);
 	char **names = xcalloc(p->nevents + 1, sizeof(*names));
+	char (*why)[160] = xcalloc(p->nevents + 1, sizeof(*why));
+	bool unsupported = find_unsupported(o, b, p, why);
 	size_t wname = strlen("name"), winc = strlen("incompat"), wver = strlen("verdict");
 	char (*inc)[48] = xcalloc(p->nevents + 1, sizeof(*inc));
 	for (size_t i = 0; i < p->nevents; i++) {
@@ -210,10 +247,12 @@ static void print_catalogue(const struct counters_opts *o, const struct catalog 
 		if (strlen(inc[i]) > winc)
 			winc = strlen(inc[i]);
 		const char *v = catalog_verdict(cat, &p->events[i]);
+		if (!v && why[i][0])
+			v = "unsupported";
 		if (v && strlen(v) > wver)
 			wver = strlen(v);
 	}
-	bool verdicts = catalog_has_verdicts(cat);
+	bool verdicts = catalog_has_verdicts(cat) || unsupported;
 	if (!o->details) {
 		for (size_t i = 0; i < p->nevents; i++)
 			printf("%s\n", names[i]);
@@ -245,6 +284,8 @@ static void print_catalogue(const struct counters_opts *o, const struct catalog 
 		strbuf_addf(&line, "%-*s  %-*s  ", (int)wname, names[i], (int)winc, inc[i]);
 		if (verdicts) {
 			const char *v = catalog_verdict(cat, e);
+			if (!v && why[i][0])
+				v = "unsupported";
 			strbuf_addf(&line, "%-*s  ", (int)wver, v ? v : "-");
 		}
 		strbuf_addf(&line, "%s", strbuf_str(&d));
@@ -254,11 +295,14 @@ static void print_catalogue(const struct counters_opts *o, const struct catalog 
 		strbuf_release(&line);
 		strbuf_release(&d);
 	}
+	fflush(stdout);
+	note_unsupported(p, why);
 out:
 	for (size_t i = 0; i < p->nevents; i++)
 		free(names[i]);
 	free(names);
 	free(inc);
+	free(why);
 }
 
 /*
@@ -390,7 +434,7 @@ int cmd_counters(int argc, char **argv)
 	if (o.check)
 		r = check_set(&o, catalog_pmu(cat));
 	else
-		print_catalogue(&o, cat);
+		print_catalogue(&o, b, cat);
 	catalog_close(cat);
 	return r;
 }
