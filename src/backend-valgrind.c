@@ -369,6 +369,7 @@ const struct lk_backend backend_valgrind = {
 	.priv_size = sizeof(struct valgrind_priv),
 	.detect = valgrind_detect,
 	.catalog = vg_catalog_op,
+	.opt_in = true,
 	.defaults = valgrind_defaults,
 	.open = valgrind_open,
 	.wrap_argv = valgrind_wrap_argv,

@@ -53,12 +53,31 @@ const struct lk_backend *backend_default(void)
 	char why[256];
 	for (size_t i = 0; lk_backends[i]; i++) {
 		const struct lk_backend *b = lk_backends[i];
-		if (b == &backend_rusage_ops || !b->defaults)
+		if (b == &backend_rusage_ops || !b->defaults || b->opt_in)
 			continue;
 		if (!b->detect || b->detect(why, sizeof(why)) == 0)
 			return b;
 	}
 	return NULL;
+}
+
+const struct lk_backend *backend_for_listing(char *why, size_t len)
+{
+	if (len)
+		why[0] = '\0';
+	const struct lk_backend *b = backend_default();
+	if (b)
+		return b;
+	for (size_t i = 0; lk_backends[i]; i++) {
+		b = lk_backends[i];
+		if (b == &backend_rusage_ops || b->opt_in || !b->catalog || !b->detect)
+			continue;
+		if (b->detect(why, len) == -LK_EPERM)
+			return b;
+	}
+	if (len)
+		why[0] = '\0';
+	return &backend_rusage_ops;
 }
 
 int backend_inst_open(struct backend_inst *bi, const struct lk_backend *ops,

@@ -69,6 +69,8 @@ struct lk_backend {
 	 * `lauka counters --details` asks it for every event it lists.
 	 */
 	int (*supported)(const struct lk_event *ev, char *why, size_t len);
+	/* Never chosen without --backend (valgrind: runs the command 15-50x slower). */
+	bool opt_in;
 	/* Names of the events measured when the user gives no -m. */
 	const char *const *defaults;
 	int (*open)(void *priv, struct lk_evsel *sel, size_t n, char *err, size_t len);
@@ -97,8 +99,17 @@ struct backend_inst {
 extern const struct lk_backend *const lk_backends[];
 
 const struct lk_backend *backend_find(const char *name);
-/* The counter backend used when --backend is not given (may be NULL: rusage only). */
+/*
+ * The counter backend used when --backend is not given: the first that works
+ * here and is not opt-in (may be NULL: rusage only).
+ */
 const struct lk_backend *backend_default(void);
+/*
+ * The backend whose catalogue `lauka counters` lists by default: the default
+ * one, else one that only lacks privileges (its events can still be listed;
+ * *why says what counting them needs), else rusage.
+ */
+const struct lk_backend *backend_for_listing(char *why, size_t len);
 /* The backend that is always on (rusage). */
 const struct lk_backend *backend_rusage(void);
 

@@ -417,10 +417,9 @@ int cmd_counters(int argc, char **argv)
 	free(o.imports);
 	if (!list)
 		return 0;
+	char needs[512] = "";
 	if (!b)
-		b = backend_default();
-	if (!b)
-		b = backend_rusage();
+		b = backend_for_listing(needs, sizeof(needs));
 
 	struct catalog *cat = NULL;
 	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu };
@@ -435,6 +434,10 @@ int cmd_counters(int argc, char **argv)
 		r = check_set(&o, catalog_pmu(cat));
 	else
 		print_catalogue(&o, b, cat);
+	if (needs[0] && !o.pmu) {
+		fflush(stdout);
+		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);
+	}
 	catalog_close(cat);
 	return r;
 }

@@ -48,6 +48,18 @@ START_TEST(test_registry)
 	ck_assert_ptr_eq(backend_rusage(), backend_find("rusage"));
 	const struct lk_backend *def = backend_default();
 	ck_assert(def != backend_rusage());
+	/* valgrind slows commands down 15-50x: only ever chosen by name */
+	const struct lk_backend *vg = backend_find("valgrind");
+	if (vg) {
+		ck_assert(vg->opt_in);
+		ck_assert(def != vg);
+	}
+	char why[256];
+	const struct lk_backend *listing = backend_for_listing(why, sizeof(why));
+	ck_assert_ptr_nonnull(listing);
+	ck_assert(!listing->opt_in);
+	if (def)
+		ck_assert_ptr_eq(listing, def);
 	for (size_t i = 0; lk_backends[i]; i++) {
 		ck_assert_ptr_nonnull(lk_backends[i]->name);
 		ck_assert_ptr_nonnull(lk_backends[i]->desc);
