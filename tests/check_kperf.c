@@ -519,20 +519,27 @@ START_TEST(test_reader_thread)
 }
 END_TEST
 
+/* Open the kperf backend on evs and measure /bin/true once; returns what run_once returns. */
+static int open_and_run_true(struct backend_inst *bi, struct lk_event **evs, struct lk_evsel *sel, size_t n,
+			     bool explicit, struct lk_counts *c, char *err, size_t len)
+{
+	sel_init(sel, evs, n, explicit);
+	ck_assert_int_eq(backend_inst_open(bi, &backend_kperf, sel, n, err, len), 0);
+	struct runner_result res;
+	char *argv[] = { "/bin/true", NULL };
+	return run_once(bi, argv, c, &res, err, len);
+}
+
 START_TEST(test_scope_low_coverage)
 {
 	use_standin();
 	setenv("LAUKA_STANDIN_COVERAGE_PERMILLE", "800", 1);
 	struct lk_event *evs[] = { &ev_branch, &ev_instr };
 	struct lk_evsel sel[2];
-	sel_init(sel, evs, 2, true);
 	struct backend_inst bi;
-	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 2, err, sizeof(err)), 0);
 	struct lk_counts c[2];
-	struct runner_result res;
-	char *argv[] = { "/bin/true", NULL };
-	ck_assert_int_eq(run_once(&bi, argv, c, &res, err, sizeof(err)), 0);
+	char err[512] = "";
+	ck_assert_int_eq(open_and_run_true(&bi, evs, sel, 2, true, c, err, sizeof(err)), 0);
 	ck_assert(c[0].scaled);
 	ck_assert_double_eq_tol(c[0].coverage, 0.8, 1e-9);
 	ck_assert(c[0].coverage < KPERF_SCOPE_WARN);
@@ -573,14 +580,10 @@ START_TEST(test_scope_over_fails)
 	setenv("LAUKA_STANDIN_COVERAGE_PERMILLE", "1100", 1);
 	struct lk_event *evs[] = { &ev_branch };
 	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
-	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
 	struct lk_counts c[1];
-	struct runner_result res;
-	char *argv[] = { "/bin/true", NULL };
-	ck_assert_int_eq(run_once(&bi, argv, c, &res, err, sizeof(err)), -LK_EIO);
+	char err[512] = "";
+	ck_assert_int_eq(open_and_run_true(&bi, evs, sel, 1, true, c, err, sizeof(err)), -LK_EIO);
 	ck_assert_msg(strstr(err, "scope check failed"), "err: %s", err);
 	backend_inst_close(&bi);
 	assert_clean("after a failed scope check");
@@ -593,14 +596,10 @@ START_TEST(test_scope_no_samples)
 	setenv("LAUKA_STANDIN_THREADS", "0", 1);
 	struct lk_event *evs[] = { &ev_branch, &ev_instr, &ev_cycles };
 	struct lk_evsel sel[3];
-	sel_init(sel, evs, 3, true);
 	struct backend_inst bi;
-	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 3, err, sizeof(err)), 0);
 	struct lk_counts c[3];
-	struct runner_result res;
-	char *argv[] = { "/bin/true", NULL };
-	ck_assert_int_eq(run_once(&bi, argv, c, &res, err, sizeof(err)), 0);
+	char err[512] = "";
+	ck_assert_int_eq(open_and_run_true(&bi, evs, sel, 3, true, c, err, sizeof(err)), 0);
 	/* No thread sampled twice: the configurable count is "not counted", never a silent 0. */
 	ck_assert(c[0].supported && c[0].enabled && c[0].running == 0);
 	counts_scale(&c[0]);
@@ -618,14 +617,10 @@ START_TEST(test_one_thread)
 	setenv("LAUKA_STANDIN_THREADS", "1", 1);
 	struct lk_event *evs[] = { &ev_l1d };
 	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, false);
 	struct backend_inst bi;
-	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
 	struct lk_counts c[1];
-	struct runner_result res;
-	char *argv[] = { "/bin/true", NULL };
-	ck_assert_int_eq(run_once(&bi, argv, c, &res, err, sizeof(err)), 0);
+	char err[512] = "";
+	ck_assert_int_eq(open_and_run_true(&bi, evs, sel, 1, false, c, err, sizeof(err)), 0);
 	/* tid 0x1001 alone: 4000 units; rusage = 8000 * 1000 / 995. */
 	ck_assert_uint_eq(c[0].value, kperf_agg_scale(0xa3 * 4000u, 8000, 8000 * 1000 / 995));
 	backend_inst_close(&bi);
