@@ -92,11 +92,7 @@ int valgrind_catalog(struct lk_pmu *pmu, char *err, size_t len)
 	pmu->kind = xstrdup("valgrind");
 	pmu->name = xstrdup("valgrind");
 	pmu->marketing_name = xstrdup("valgrind cachegrind (I1/D1 32 KiB 8-way, LL 8 MiB 16-way, 64 B lines)");
-#if defined(__x86_64__)
-	pmu->arch = xstrdup("x86_64");
-#elif defined(__aarch64__)
-	pmu->arch = xstrdup("arm64");
-#endif
+	pmu->arch = xstrdup(pmu_host_arch());
 	pmu->source = xstrdup("builtin");
 	char *text = xstrdup(valgrind_events_tsv), *save = NULL;
 	int lineno = 0;

@@ -579,10 +579,12 @@ int cmd_calibrate(int argc, char **argv)
 	       "%zu unschedulable\n", n, nval, nfail, nsilent, nlin, nunsup, nunsched);
 	fflush(stdout);
 	rc = store(cat, cr.be, &cr, evs, n) < 0 ? EXIT_COUNTERS : 0;
-	if (rc == 0)
+	if (rc == 0) {
+		/* backend_default() probes every backend (perf opens an event): ask once. */
+		bool is_default = cr.be == backend_default();
 		printf("verdicts stored for machine '%s'; see 'lauka counters --details%s%s'\n", catalog_machine(cat),
-		       strcmp(cr.be->name, backend_default() ? backend_default()->name : "") ? " --backend " : "",
-		       strcmp(cr.be->name, backend_default() ? backend_default()->name : "") ? cr.be->name : "");
+		       is_default ? "" : " --backend ", is_default ? "" : cr.be->name);
+	}
 	goto out;
 
 interrupted:

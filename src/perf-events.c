@@ -357,13 +357,7 @@ int perf_events_catalog(struct lk_pmu *pmu, char *err, size_t len)
 		fclose(f);
 	}
 	pmu->marketing_name = model ? model : xstrdup("Linux perf events");
-#if defined(__x86_64__)
-	pmu->arch = xstrdup("x86_64");
-#elif defined(__aarch64__)
-	pmu->arch = xstrdup("arm64");
-#else
-	pmu->arch = xstrdup("unknown");
-#endif
+	pmu->arch = xstrdup(pmu_host_arch() ? pmu_host_arch() : "unknown");
 	add_generic(pmu);
 	size_t n = 0;
 	char **pmus = list_dir(sysfs_root(), &n);

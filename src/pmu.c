@@ -145,6 +145,17 @@ size_t pmu_suggest(const struct lk_pmu *pmu, const char *name, const char **out,
 	return k;
 }
 
+const char *pmu_host_arch(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__aarch64__)
+	return "arm64";
+#else
+	return NULL;
+#endif
+}
+
 char *pmu_display_name(const char *name)
 {
 	char *s = xstrdup(name);

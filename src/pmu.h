@@ -70,6 +70,9 @@ const struct lk_event *pmu_find_exact(const struct lk_pmu *pmu, const char *name
  */
 size_t pmu_suggest(const struct lk_pmu *pmu, const char *name, const char **out, size_t max);
 
+/* The architecture lauka was built for, as kpep spells it ("x86_64", "arm64"), or NULL. */
+const char *pmu_host_arch(void);
+
 /* Lower-case copy of an event name for display ("INST_ALL" -> "inst_all"). */
 char *pmu_display_name(const char *name);
 
