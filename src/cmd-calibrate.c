@@ -26,6 +26,7 @@
 #include "db.h"
 #include "error.h"
 #include "options.h"
+#include "progress.h"
 #include "runner.h"
 #include "sched.h"
 #include "sudo.h"
@@ -64,7 +65,7 @@ struct cal_run {
 	char probe[PATH_MAX];
 	unsigned reps;			/* runs per scale; the minimum is kept */
 	struct runner run;
-	bool progress;
+	struct lk_progress prog;	/* one unit = one probe run */
 };
 
 static int usage_error(void)
@@ -158,23 +159,12 @@ static int find_probe(char *buf, size_t len)
 	return 0;
 }
 
-static void progress(const struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what)
+static void progress(struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what)
 {
-	if (!cr->progress)
-		return;
 	if (npasses > 1)
-		fprintf(stderr, "\r\033[K[pass %zu/%zu] %s %s", pass + 1, npasses, probe, what);
+		progress_show(&cr->prog, "[pass %zu/%zu] %s %s", pass + 1, npasses, probe, what);
 	else
-		fprintf(stderr, "\r\033[K%s %s", probe, what);
-	fflush(stderr);
-}
-
-static void progress_clear(const struct cal_run *cr)
-{
-	if (cr->progress) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+		progress_show(&cr->prog, "%s %s", probe, what);
 }
 
 /* Run one probe once; returns 0, or -1 after printing why. */
@@ -189,14 +179,14 @@ static int run_probe(struct cal_run *cr, size_t p, uint64_t n, struct backend_in
 	char err[512] = "";
 	struct lk_counts *cv[1] = { counts };
 	if (runner_run(&cr->run, cr->probe, argv, bi, bi ? 1 : 0, cv, &res, err, sizeof(err)) < 0) {
-		progress_clear(cr);
+		progress_clear(&cr->prog);
 		error("measuring probe '%s %s': %s", s->probe, scale, err);
 		return -1;
 	}
 	if (runner_interrupted)
 		return -1;
 	if (res.exec_errno || res.exit_code) {
-		progress_clear(cr);
+		progress_clear(&cr->prog);
 		if (res.exec_errno)
 			error("cannot execute '%s': %s", cr->probe, strerror(res.exec_errno));
 		else
@@ -279,6 +269,7 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 					ret = -1;
 					break;
 				}
+				progress_tick(&cr->prog);
 				for (size_t i = 0; i < nlive; i++) {
 					struct lk_counts *c = &counts[i];
 					struct calib_counts *cc = &live[i]->counts[p];
@@ -525,7 +516,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	runner_ok = true;
 	runner_signals_install();
-	cr.progress = isatty(STDERR_FILENO);
+	progress_init(&cr.prog, true);
 
 	printf("calibrating %zu %s events of '%s' (%zu pass%s) with %s%s\n", n, cr.be->name, pmu->name, npasses,
 	       npasses == 1 ? "" : "es", cr.probe, o.quick ? ", quick scales" : "");
@@ -542,6 +533,8 @@ int cmd_calibrate(int argc, char **argv)
 		if (run_probe(&cr, p, cr.scales[p].n, NULL, NULL) < 0)
 			goto interrupted;
 	}
+	/* The ETA counts probe runs: baseline, 1x and 4x of every probe, per round and pass. */
+	progress_units(&cr.prog, (double)npasses * cr.reps * cr.nprobes * 3);
 	struct cal_event **sub = xcalloc(m ? m : 1, sizeof(*sub));
 	for (size_t pass = 0; pass < npasses; pass++) {
 		size_t k = 0;
@@ -554,7 +547,7 @@ int cmd_calibrate(int argc, char **argv)
 		}
 	}
 	free(sub);
-	progress_clear(&cr);
+	progress_clear(&cr.prog);
 
 	size_t nval = 0, nfail = 0, nsilent = 0, nlin = 0, nunsup = 0, nunsched = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -588,7 +581,7 @@ int cmd_calibrate(int argc, char **argv)
 	goto out;
 
 interrupted:
-	progress_clear(&cr);
+	progress_clear(&cr.prog);
 	if (runner_interrupted) {
 		fprintf(stderr, "lauka: interrupted; nothing stored\n");
 		rc = 128 + runner_interrupted;

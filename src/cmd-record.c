@@ -22,6 +22,7 @@
 #include "error.h"
 #include "export.h"
 #include "options.h"
+#include "progress.h"
 #include "report.h"
 #include "runner.h"
 #include "sched.h"
@@ -404,24 +405,7 @@ static bool want_color(enum color_mode m)
 		return true;
 	if (m == COLOR_NEVER)
 		return false;
-	const char *nc = getenv("NO_COLOR");
-	return isatty(STDOUT_FILENO) && !(nc && *nc);
-}
-
-static void progress(bool on, size_t cmd, size_t ncmds, const char *what, unsigned long i, unsigned long n)
-{
-	if (!on)
-		return;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s %lu/%lu", cmd + 1, ncmds, what, i, n);
-	fflush(stderr);
-}
-
-static void progress_clear(bool on)
-{
-	if (on) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+	return term_color_auto(STDOUT_FILENO);
 }
 
 static void show_failure(size_t idx, const struct command *c, const struct runner_result *res)
@@ -653,7 +637,8 @@ int cmd_record(int argc, char **argv)
 	size_t *counted = xcalloc(ncols, sizeof(size_t));
 	size_t nexp = 0;
 	struct report_opts ro = { .color = want_color(o.color), .name_width = name_width };
-	bool prog = isatty(STDERR_FILENO) && !o.show_output;
+	struct lk_progress prog;
+	progress_init(&prog, !o.show_output);
 	int first_fail = 0, collect_err = 0;
 	bool have_ref = false;
 
@@ -668,12 +653,13 @@ int cmd_record(int argc, char **argv)
 			counted[c] = 0;
 		}
 		unsigned long total = o.warmup + o.runs;
+		progress_units(&prog, (double)total);
 		for (unsigned long k = 0; k < total && !runner_interrupted; k++) {
 			bool warm = k < o.warmup;
-			progress(prog, ci, o.ncmds, warm ? "warm-up" : "run", warm ? k + 1 : k - o.warmup + 1,
-				 warm ? o.warmup : o.runs);
+			progress_show(&prog, "[%zu/%zu] %s %lu/%lu", ci + 1, o.ncmds, warm ? "warm-up" : "run",
+				      warm ? k + 1 : k - o.warmup + 1, warm ? o.warmup : o.runs);
 			if (runner_run(&run, cmd->path, cmd->argv, bi, nbi, counts, &res, err, sizeof(err)) < 0) {
-				progress_clear(prog);
+				progress_clear(&prog);
 				error("measuring command %zu '%s': %s", ci + 1, cmd->text, err);
 				collect_err = 1;
 				break;
@@ -681,7 +667,7 @@ int cmd_record(int argc, char **argv)
 			if (runner_interrupted)
 				break;
 			if (res.exec_errno) {
-				progress_clear(prog);
+				progress_clear(&prog);
 				error("cannot execute '%s': %s", cmd->argv[0], strerror(res.exec_errno));
 				if (!first_fail)
 					first_fail = res.exec_errno == ENOENT ? 127 : 126;
@@ -689,13 +675,14 @@ int cmd_record(int argc, char **argv)
 				break;
 			}
 			if (res.exit_code != 0) {
-				progress_clear(prog);
+				progress_clear(&prog);
 				show_failure(ci, cmd, &res);
 				if (!first_fail)
 					first_fail = res.exit_code;
 				failed = true;
 				break;
 			}
+			progress_tick(&prog);
 			if (warm)
 				continue;
 			for (size_t c = 0; c < ncols; c++) {
@@ -709,7 +696,7 @@ int cmd_record(int argc, char **argv)
 			}
 			done++;
 		}
-		progress_clear(prog);
+		progress_clear(&prog);
 		if (!done)
 			continue;
 		for (size_t c = 0; c < ncols; c++) {

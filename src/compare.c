@@ -94,8 +94,11 @@ void compare_delta(const struct lk_stats *ref, const struct lk_stats *cur, struc
 		double df = den > 0 ? num / den : (double)(ref->n + cur->n - 2);
 		out->half = t_crit95(df) * se / fabs(ref->mean) * 100;
 	}
-	if (out->pct - out->half > DELTA_THRESHOLD_PCT)
+	out->bounded = true;
+	out->ci_low = out->pct - out->half;
+	out->ci_high = out->pct + out->half;
+	if (out->ci_low > DELTA_THRESHOLD_PCT)
 		out->verdict = DELTA_WORSE;
-	else if (out->pct + out->half < -DELTA_THRESHOLD_PCT)
+	else if (out->ci_high < -DELTA_THRESHOLD_PCT)
 		out->verdict = DELTA_BETTER;
 }

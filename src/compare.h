@@ -26,7 +26,10 @@ enum delta_verdict {
 struct lk_delta {
 	bool valid;		/* false when the reference mean is 0 and the other is not */
 	double pct;		/* relative change in percent */
-	double half;		/* 95% CI half-width in percent of the reference */
+	double half;		/* 95% CI half-width in percent of the reference (symmetric; being replaced) */
+	bool bounded;		/* false: the interval is unbounded (reference mean not clearly non-zero) */
+	double ci_low;		/* 95% CI of the change, lower bound in percent (when bounded) */
+	double ci_high;		/* 95% CI of the change, upper bound in percent (when bounded) */
 	enum delta_verdict verdict;
 };
 
