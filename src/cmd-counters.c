@@ -99,6 +99,10 @@ static int collect_files(const struct counters_opts *o, char ***files, size_t *n
 			error("cannot import '%s': %s", p, strerror(errno));
 			return -1;
 		}
+		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+			error("cannot import '%s': not a regular file or a directory", p);
+			return -1;
+		}
 		if (!S_ISDIR(st.st_mode)) {
 			*files = xrealloc(*files, (*nfiles + 1) * sizeof(**files));
 			(*files)[(*nfiles)++] = xstrdup(p);
@@ -212,23 +216,50 @@ static bool find_unsupported(const struct counters_opts *o, const struct lk_back
 	return any;
 }
 
-/* After the table, on stderr: each reason once, with how many events it keeps from counting. */
+static char (*why_base)[160];
+
+/* By reason, then by first appearance, so each reason is counted in one pass. */
+static int cmp_why(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(why_base[x], why_base[y]);
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* After the table, on stderr: each reason once (in order of first appearance), with how many events it keeps from counting. */
 static void note_unsupported(const struct lk_pmu *p, char (*why)[160])
 {
-	for (size_t i = 0; i < p->nevents; i++) {
-		if (!why[i][0])
-			continue;
-		size_t n = 0;
-		for (size_t j = 0; j < p->nevents; j++)
-			if (!strcmp(why[j], why[i])) {
-				if (j < i)
-					break;
-				n++;
-			}
-		if (n)
-			fprintf(stderr, "note: %zu event%s marked unsupported cannot be counted here: %s\n", n,
-				n == 1 ? "" : "s", why[i]);
+	size_t *idx = xcalloc(p->nevents + 1, sizeof(*idx)), n = 0;
+	for (size_t i = 0; i < p->nevents; i++)
+		if (why[i][0])
+			idx[n++] = i;
+	why_base = why;
+	qsort(idx, n, sizeof(*idx), cmp_why);
+	/* first[k]: the first event of a reason, count[k] how many share it. */
+	size_t *first = xcalloc(n + 1, sizeof(*first)), *count = xcalloc(n + 1, sizeof(*count)), nr = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!k || strcmp(why[idx[k]], why[idx[k - 1]])) {
+			first[nr] = idx[k];
+			count[nr++] = 0;
+		}
+		count[nr - 1]++;
 	}
+	size_t *order = xcalloc(nr + 1, sizeof(*order));
+	for (size_t k = 0; k < nr; k++)
+		order[k] = k;
+	for (size_t k = 1; k < nr; k++)	/* few distinct reasons: insertion sort by first appearance */
+		for (size_t j = k; j > 0 && first[order[j - 1]] > first[order[j]]; j--) {
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (size_t k = 0; k < nr; k++)
+		fprintf(stderr, "note: %zu event%s marked unsupported cannot be counted here: %s\n", count[order[k]],
+			count[order[k]] == 1 ? "" : "s", why[first[order[k]]]);
+	free(order);
+	free(first);
+	free(count);
+	free(idx);
 }
 
 static void print_catalogue(const struct counters_opts *o, const struct lk_backend *b, const struct catalog *cat)
@@ -239,11 +270,13 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	bool unsupported = find_unsupported(o, b, p, why);
 	size_t wname = strlen("name"), winc = strlen("incompat"), wver = strlen("verdict");
 	char (*inc)[48] = xcalloc(p->nevents + 1, sizeof(*inc));
+	struct sched_groups groups;
+	sched_groups_init(p, &groups);
 	for (size_t i = 0; i < p->nevents; i++) {
 		names[i] = display(p, p->events[i].name);
 		if (strlen(names[i]) > wname)
 			wname = strlen(names[i]);
-		sched_incompat(p, &p->events[i], inc[i], sizeof(inc[i]));
+		sched_incompat_in(&groups, &p->events[i], inc[i], sizeof(inc[i]));
 		if (strlen(inc[i]) > winc)
 			winc = strlen(inc[i]);
 		const char *v = catalog_verdict(cat, &p->events[i]);
@@ -298,6 +331,7 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	fflush(stdout);
 	note_unsupported(p, why);
 out:
+	sched_groups_release(&groups);
 	for (size_t i = 0; i < p->nevents; i++)
 		free(names[i]);
 	free(names);
@@ -372,7 +406,7 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 		char *name = display(p, evs[i]->name);
 		if (counter[i] < 0)
 			printf("%-*s  any\n", (int)w, name);
-		else if (evs[i]->fixed_counter >= 0 && counter[i] != evs[i]->fixed_counter) {
+		else if (evs[i]->fixed_counter >= 0 && counter[i] != evs[i]->fixed_counter && evs[i]->fallback) {
 			char *fb = display(p, evs[i]->fallback);
 			printf("%-*s  %d (as %s)\n", (int)w, name, counter[i], fb);
 			free(fb);

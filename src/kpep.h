@@ -12,16 +12,22 @@
  * aliases (cycles, branch-misses, ...; catalog/kpep-aliases.tsv) are added
  * for the events the file has.  A file that
  * kperfdata itself would refuse is refused here too, with one message
- * naming the file and the offending key.  Events are sorted by name.
+ * naming the file and the offending key; so is what lauka could not use
+ * safely: names with NUL, control characters or invalid UTF-8, names over
+ * 255 bytes, names that differ only in case, a fixed event whose mask or
+ * counter is not its fixed counter, the names of lauka's own catalogues.
+ * A UTF-8 byte-order mark is skipped, as Apple's CFPropertyList does.
+ * Events are sorted by name.
  */
 #ifndef LAUKA_KPEP_H
 #define LAUKA_KPEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pmu.h"
 
-/* The largest file kpep_parse_file() reads; Apple's are under 100 KB. */
+/* The largest file kpep_parse_file() reads (4 MiB, itself included); Apple's are under 100 KB. */
 #define KPEP_MAX_FILE (4u << 20)
 
 /*
@@ -30,7 +36,13 @@
  * with "<source>: <offending key and problem>" in err (out is then empty).
  */
 int kpep_parse(const void *buf, size_t len, const char *source, struct lk_pmu *out, char *err, size_t errlen);
-/* Read path (at most KPEP_MAX_FILE bytes) and parse it; -LK_EIO / -LK_ENOENT when unreadable. */
+/*
+ * Read path (a regular file of at most KPEP_MAX_FILE bytes; a FIFO or device
+ * is refused unread) and parse it; -LK_EIO / -LK_ENOENT when unreadable.
+ */
 int kpep_parse_file(const char *path, struct lk_pmu *out, char *err, size_t errlen);
+
+/* Names no kpep catalogue may take (lauka's own catalogues and backends), case-insensitively. */
+bool kpep_name_reserved(const char *name);
 
 #endif

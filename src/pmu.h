@@ -48,6 +48,8 @@ struct lk_pmu {
 	size_t nevents;
 	struct lk_alias *aliases;
 	size_t naliases;
+	/* events[] is in strcmp order of name (pmu_find_exact() then bisects); pmu_add_event() clears it. */
+	bool sorted;
 };
 
 void pmu_release(struct lk_pmu *pmu);
@@ -63,6 +65,25 @@ void pmu_add_alias(struct lk_pmu *pmu, const char *alias, const char *target);
 const struct lk_event *pmu_find(const struct lk_pmu *pmu, const char *name);
 /* Exact-case lookup by event name only (for fallbacks and alias targets). */
 const struct lk_event *pmu_find_exact(const struct lk_pmu *pmu, const char *name);
+
+/*
+ * Sort events by name (strcmp) and aliases by alias, and mark the catalogue
+ * sorted so that exact lookups are O(log n).
+ */
+void pmu_sort(struct lk_pmu *pmu);
+
+/*
+ * The invariants the rest of lauka relies on, whatever produced the
+ * catalogue (a plist, a hand-altered database): every event and alias has a
+ * name; names are unique, even ignoring case (lookups are case-insensitive,
+ * so one of two such names could never be reached); fixed_counter is -1 or a
+ * counter index below 64; a fixed event's counters_mask names only its own
+ * counter; a fallback names a configurable event; an alias names an event
+ * exactly and is not itself the name of an event.  The catalogue must be
+ * sorted (pmu_sort).  0, or -1 with the first problem in why
+ * ("event 'X': ...").
+ */
+int pmu_validate(const struct lk_pmu *pmu, char *why, size_t len);
 
 /*
  * Up to max names close to `name` (edit distance, then prefix/substring),

@@ -43,10 +43,14 @@ static uint64_t allowed_of(const struct lk_pmu *pmu, const struct lk_event *ev, 
 	uint64_t m = ev->counters_mask;
 	*prefer = -1;
 	if (ev->fixed_counter >= 0 && ev->fixed_counter < NCOUNTERS) {
-		m |= UINT64_C(1) << ev->fixed_counter;
+		/*
+		 * Its own counter, or its fallback's: any other counter would be
+		 * read as "program the fallback", so its own mask adds nothing.
+		 */
+		m = UINT64_C(1) << ev->fixed_counter;
 		*prefer = ev->fixed_counter;
 		const struct lk_event *fb = ev->fallback ? pmu_find_exact(pmu, ev->fallback) : NULL;
-		if (fb)
+		if (fb && fb->fixed_counter < 0)
 			m |= fb->counters_mask;
 	}
 	return m & available(pmu);
@@ -274,44 +278,117 @@ static const char *group_label(int size, char *buf, size_t len)
 	return buf;
 }
 
-const char *sched_incompat(const struct lk_pmu *pmu, const struct lk_event *ev, char *buf, size_t len)
+static int cmp_u64(const void *a, const void *b)
 {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Groups by size, then by mask, so labels are stable. */
+static int cmp_group(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	int px = popcount(x), py = popcount(y);
+	if (px != py)
+		return px - py;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sum over subsets on the bits the masks use, when they use few: inside[g]
+ * for every g at once in O(b 2^b), independent of the number of events.
+ */
+#define SOS_MAX_BITS 16
+
+static uint64_t compress(uint64_t m, uint64_t universe)
+{
+	uint64_t r = 0;
+	int k = 0;
+	for (int i = 0; i < NCOUNTERS; i++)
+		if (universe >> i & 1) {
+			if (m >> i & 1)
+				r |= UINT64_C(1) << k;
+			k++;
+		}
+	return r;
+}
+
+void sched_groups_init(const struct lk_pmu *pmu, struct sched_groups *g)
+{
+	memset(g, 0, sizeof(*g));
 	int full = popcount(pmu->config_mask);
-	uint64_t groups[NCOUNTERS];
-	size_t ng = 0;
-	if (ev->counters_mask && full) {
-		for (size_t i = 0; i < pmu->nevents; i++) {
-			uint64_t g = pmu->events[i].counters_mask;
-			int size = popcount(g);
-			if (!g || size >= full || (ev->counters_mask & ~g))
-				continue;
-			bool dup = false;
-			for (size_t j = 0; j < ng; j++)
-				dup |= groups[j] == g;
-			if (dup || ng == NCOUNTERS)
-				continue;
-			size_t inside = 0;
-			for (size_t j = 0; j < pmu->nevents; j++)
-				if (pmu->events[j].counters_mask && !(pmu->events[j].counters_mask & ~g))
-					inside++;
-			if (inside > (size_t)size)
-				groups[ng++] = g;
+	if (!full)
+		return;
+	/* Distinct non-zero masks with how many events have each: O(n log n). */
+	uint64_t *m = xcalloc(pmu->nevents + 1, sizeof(*m));
+	size_t n = 0;
+	for (size_t i = 0; i < pmu->nevents; i++)
+		if (pmu->events[i].counters_mask)
+			m[n++] = pmu->events[i].counters_mask;
+	qsort(m, n, sizeof(*m), cmp_u64);
+	size_t d = 0;
+	size_t *cnt = xcalloc(n + 1, sizeof(*cnt));
+	uint64_t universe = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!d || m[d - 1] != m[i]) {
+			m[d] = m[i];
+			cnt[d++] = 0;
+		}
+		cnt[d - 1]++;
+		universe |= m[i];
+	}
+	int bits = popcount(universe);
+	size_t *sos = NULL;
+	if (bits <= SOS_MAX_BITS) {
+		sos = xcalloc((size_t)1 << bits, sizeof(*sos));
+		for (size_t i = 0; i < d; i++)
+			sos[compress(m[i], universe)] += cnt[i];
+		for (int b = 0; b < bits; b++)
+			for (size_t x = 0; x < (size_t)1 << bits; x++)
+				if (x >> b & 1)
+					sos[x] += sos[x ^ ((size_t)1 << b)];
+	}
+	for (size_t i = 0; i < d; i++) {
+		int size = popcount(m[i]);
+		if (size >= full)
+			continue;
+		size_t inside = 0;
+		if (sos)
+			inside = sos[compress(m[i], universe)];
+		else	/* masks over more than SOS_MAX_BITS counters: pairwise over the distinct masks */
+			for (size_t j = 0; j < d; j++)
+				if (!(m[j] & ~m[i]))
+					inside += cnt[j];
+		if (inside > (size_t)size) {
+			g->mask = xrealloc(g->mask, (g->n + 1) * sizeof(*g->mask));
+			g->mask[g->n++] = m[i];
 		}
 	}
-	/* Smallest group first; equal sizes by mask, so the label is stable. */
-	for (size_t i = 1; i < ng; i++)
-		for (size_t j = i; j > 0; j--) {
-			uint64_t a = groups[j - 1], b = groups[j];
-			if (popcount(a) < popcount(b) || (popcount(a) == popcount(b) && a <= b))
-				break;
-			groups[j - 1] = b;
-			groups[j] = a;
-		}
+	if (g->n > 1)
+		qsort(g->mask, g->n, sizeof(*g->mask), cmp_group);
+	g->full = full;
+	free(sos);
+	free(cnt);
+	free(m);
+}
+
+void sched_groups_release(struct sched_groups *g)
+{
+	free(g->mask);
+	memset(g, 0, sizeof(*g));
+}
+
+const char *sched_incompat_in(const struct sched_groups *g, const struct lk_event *ev, char *buf, size_t len)
+{
 	struct strbuf sb = STRBUF_INIT;
 	char tmp[24];
 	const char *prev = NULL;
-	for (size_t i = 0; i < ng; i++) {
-		const char *l = group_label(popcount(groups[i]), tmp, sizeof(tmp));
+	size_t ng = 0;
+	for (size_t i = 0; ev->counters_mask && i < g->n; i++) {
+		if (ev->counters_mask & ~g->mask[i])
+			continue;
+		ng++;
+		const char *l = group_label(popcount(g->mask[i]), tmp, sizeof(tmp));
 		if (prev && !strcmp(prev, l))
 			continue;
 		strbuf_addf(&sb, "%s%s", sb.len ? "," : "", l);
@@ -319,6 +396,15 @@ const char *sched_incompat(const struct lk_pmu *pmu, const struct lk_event *ev, 
 	}
 	snprintf(buf, len, "%s", ng ? strbuf_str(&sb) : "none");
 	strbuf_release(&sb);
+	return buf;
+}
+
+const char *sched_incompat(const struct lk_pmu *pmu, const struct lk_event *ev, char *buf, size_t len)
+{
+	struct sched_groups g;
+	sched_groups_init(pmu, &g);
+	sched_incompat_in(&g, ev, buf, len);
+	sched_groups_release(&g);
 	return buf;
 }
 

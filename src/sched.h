@@ -39,6 +39,7 @@
 #define LAUKA_SCHED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmu.h"
 
@@ -67,5 +68,19 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 char *sched_conflict_names(const struct lk_event *const *evs, const struct sched_conflict *conflict);
 /* Incompat label of an event ("none", "pair", "quad", "pair,quad", "group6", ...) in buf. */
 const char *sched_incompat(const struct lk_pmu *pmu, const struct lk_event *ev, char *buf, size_t len);
+
+/*
+ * The restricted groups of a catalogue, found once (O(n log n) in its
+ * events), so that labelling every event of a large catalogue stays linear:
+ * sched_incompat() is sched_groups_init() + sched_incompat_in().
+ */
+struct sched_groups {
+	uint64_t *mask;		/* the groups, smallest first */
+	size_t n;
+	int full;		/* counters in config_mask */
+};
+void sched_groups_init(const struct lk_pmu *pmu, struct sched_groups *g);
+const char *sched_incompat_in(const struct sched_groups *g, const struct lk_event *ev, char *buf, size_t len);
+void sched_groups_release(struct sched_groups *g);
 
 #endif
