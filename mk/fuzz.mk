@@ -1,0 +1,47 @@
+# mk/fuzz.mk: fuzzing the kpep importer (tests/fuzz/).
+#
+#   make fuzz                 build $(FUZZ_BUILD)/fuzz_kpep with clang (libFuzzer,
+#                             ASan, UBSan) and fuzz for FUZZ_TIME seconds (60),
+#                             on a working corpus seeded from tests/fuzz/corpus
+#   make fuzz FUZZ_TIME=3600  longer; FUZZ_JOBS=N runs N workers
+#   make fuzz-build           only build it
+#
+# `make check` needs no clang: $(BUILD)/fuzz-replay (tests/fuzz/replay.c,
+# the normal compiler) replays tests/fuzz/corpus and tests/fuzz/crashes
+# through the same target function, in tests/cli/t-fuzz-replay.sh.
+.PHONY: fuzz fuzz-build
+
+FUZZ_CC    ?= clang
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME  ?= 60
+FUZZ_JOBS  ?= 1
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_BIN   := $(FUZZ_BUILD)/fuzz_kpep
+CLEAN_EXTRA += $(FUZZ_BUILD)
+
+REPLAY := $(BUILD)/fuzz-replay
+CHECK_DEPS += $(REPLAY)
+
+$(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c | $(GEN)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(LK_CFLAGS) -MMD -MP -c $< -o $@
+
+$(REPLAY): $(BUILD)/tests/fuzz/replay.o $(BUILD)/tests/fuzz/fuzz_kpep.o $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LK_LDFLAGS) -o $@ $^ $(LK_LIBS)
+
+# The library again, with clang and the fuzzer's coverage instrumentation.
+fuzz-build:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz: $(FUZZ_CC) is not installed (Debian: clang libclang-rt-14-dev)" >&2; exit 1; }
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN_FLAGS="$(FUZZ_FLAGS)" $(FUZZ_BUILD)/liblauka.a $(FUZZ_BUILD)/tests/fuzz/fuzz_kpep.o
+	@$(if $(Q),echo "  LD      $(FUZZ_BIN)")
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $(FUZZ_BIN) $(FUZZ_BUILD)/tests/fuzz/fuzz_kpep.o $(FUZZ_BUILD)/liblauka.a $(LK_LIBS)
+
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
+	$(Q)cp -n tests/fuzz/corpus/* tests/fuzz/crashes/* $(FUZZ_BUILD)/corpus/ 2>/dev/null || true
+	$(Q)sh tests/fuzz/seed.sh $(FUZZ_BUILD)/corpus
+	$(Q)cd $(FUZZ_BUILD) && ./fuzz_kpep -max_total_time=$(FUZZ_TIME) $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
+		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 \
+		-dict=../tests/fuzz/plist.dict corpus
