@@ -60,8 +60,13 @@ void catalog_fingerprint(struct lk_pmu *p)
 	strbuf_release(&sb);
 }
 
-/* Import the backend's catalogue unless the database already has it unchanged. */
-static int sync_backend(struct db *db, const struct lk_backend *b, char **name, char **kind, char *err, size_t len)
+/*
+ * Import the backend's catalogue unless the database already has it
+ * unchanged.  A read-only database cannot take it: then the catalogue is
+ * kept in memory (*live) and used as it is, without touching the file.
+ */
+static int sync_backend(struct db *db, const struct lk_backend *b, char **name, char **kind, struct lk_pmu *live,
+			bool *have_live, char *err, size_t len)
 {
 	struct lk_pmu fresh = { 0 };
 	int r = b->catalog(&fresh, err, len);
@@ -72,6 +77,13 @@ static int sync_backend(struct db *db, const struct lk_backend *b, char **name, 
 	catalog_fingerprint(&fresh);
 	char hex[65];
 	if ((r = db_pmu_sha256(db, fresh.kind, fresh.name, hex, err, len)) == 0 && strcmp(hex, fresh.sha256)) {
+		if (db_readonly(db)) {
+			*name = xstrdup(fresh.name);
+			*kind = xstrdup(fresh.kind);
+			*live = fresh;
+			*have_live = true;
+			return 0;
+		}
 		const struct lk_pmu *one = &fresh;
 		r = db_import(db, &one, 1, NULL, err, len);
 	}
@@ -113,8 +125,10 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 	if (r < 0)
 		goto bad;
 	const char *want = opts ? opts->pmu_name : NULL;
+	struct lk_pmu live = { 0 };
+	bool have_live = false;
 	if (b && b->catalog) {
-		r = sync_backend(cat->db, b, &name, &kind, err, len);
+		r = sync_backend(cat->db, b, &name, &kind, &live, &have_live, err, len);
 		/* A stored catalogue asked for by name does not need this machine's. */
 		if (r < 0 && (!want || r == -LK_EDB))
 			goto bad;
@@ -127,8 +141,15 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 		r = db_load_pmu(cat->db, NULL, want, &cat->pmu, err, len);
 		if (r == -LK_ENOENT)
 			unknown_pmu(cat->db, want, err, len);
+	} else if (have_live) {
+		cat->pmu = live;
+		pmu_sort(&cat->pmu);	/* as a stored one loads: by name */
+		have_live = false;
+		r = 0;
 	} else
 		r = db_load_pmu(cat->db, kind, name, &cat->pmu, err, len);
+	if (have_live)
+		pmu_release(&live);
 	if (r < 0)
 		goto bad;
 

@@ -467,6 +467,12 @@ int cmd_calibrate(int argc, char **argv)
 		error("cannot load the %s event catalogue: %s", cr.be->name, err);
 		goto out;
 	}
+	/* Its verdicts are stored at the end: find out now, not after the whole calibration, that they cannot be. */
+	if (db_check_writable(catalog_db(cat), err, sizeof(err)) < 0) {
+		error("%s", err);
+		tip("calibrate stores its verdicts in the database; nothing was measured");
+		goto out;
+	}
 	const struct lk_pmu *pmu = catalog_pmu(cat);
 	cr.pmu = pmu;
 	size_t n = pmu->nevents;

@@ -76,11 +76,8 @@ static int usage_error(void)
 
 static int set_runs(const char *v, struct record_opts *o)
 {
-	if (parse_uint(v, MAX_RUNS, &o->runs) < 0) {
-		error("invalid number of runs '%s'", v);
-		fix("use -n with a whole number, e.g. -n 10");
+	if (opt_uint("-n", v, MAX_RUNS, "10", &o->runs) < 0)
 		return -1;
-	}
 	if (o->runs < MIN_RUNS) {
 		error("minimum runs is %d (got %lu)", MIN_RUNS, o->runs);
 		fix("use -n %d or higher", MIN_RUNS);

@@ -28,9 +28,20 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
 /* How long a writer waits for another lauka holding the database. */
 #define BUSY_TIMEOUT_MS 15000
 
+/*
+ * PRAGMA application_id of lauka's databases ("lauk"): SQLite's header
+ * field for telling one application's files from another's.  Databases
+ * from before it was set (user_version >= 1, lauka's tables, id 0) are
+ * lauka's too and get the id on their next write.
+ */
+#define LAUKA_APPLICATION_ID 0x6c61756b
+
 struct db {
 	sqlite3 *h;
 	char *path;
+	bool readonly;		/* opened read-only: writes fail with a fix line */
+	const char *ro_why;	/* why: "the file is read-only", ... */
+	bool marked;		/* application_id is set */
 };
 
 const char *db_path(const struct db *db)
@@ -45,11 +56,51 @@ static void fail_corrupt(const char *path, char *err, size_t len)
 		  path, path, path);
 }
 
-/* Turn a failed SQLite call into -LK_EDB with a message; corruption gets its own. */
+static char *dir_of(const char *path)
+{
+	char *d = xstrdup(path);
+	char *slash = strrchr(d, '/');
+	if (!slash) {
+		free(d);
+		return xstrdup(".");
+	}
+	if (slash == d)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return d;
+}
+
+static void fail_readonly(struct db *db, const char *why, char *err, size_t len)
+{
+	if (why && strstr(why, "-shm")) {
+		lk_errbuf(err, len, "database '%s' cannot be written: %s\n"
+			  "fix: if no lauka is using it, remove the leftover file (rm '%s-shm'), or use --db PATH",
+			  db->path, why, db->path);
+		return;
+	}
+	char *dir = dir_of(db->path);
+	lk_errbuf(err, len,
+		  "database '%s' cannot be written: %s\nfix: give this user write access to '%s' and its directory '%s', "
+		  "or use --db PATH with a database you can write",
+		  db->path, why ? why : "it is read-only", db->path, dir);
+	free(dir);
+}
+
+/* Turn a failed SQLite call into -LK_EDB with a message; corruption, a full disk and read-only files get their own. */
 static int fail(struct db *db, int rc, const char *what, char *err, size_t len)
 {
 	int base = rc & 0xff;
-	if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
+	int sys = db->h ? sqlite3_system_errno(db->h) : 0;
+	if (base == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT) {
+		char *dir = dir_of(db->path);
+		lk_errbuf(err, len, "database '%s': the disk is full (%s on the filesystem of '%s', while %s)\n"
+			  "fix: free some space there, or use --db PATH on another filesystem",
+			  db->path, sys == EDQUOT ? "disk quota exceeded" : "no space left", dir, what);
+		free(dir);
+	} else if (base == SQLITE_READONLY)
+		fail_readonly(db, db->ro_why, err, len);
+	else if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
 		fail_corrupt(db->path, err, len);
 	else if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
 		lk_errbuf(err, len, "database '%s' is busy (another lauka holds it): %s", db->path, what);
@@ -97,6 +148,32 @@ static int newer(struct db *db, int v, char *err, size_t len)
 	return -LK_EDB;
 }
 
+/* Set application_id, inside the caller's write transaction. */
+static int mark(struct db *db, char *err, size_t len)
+{
+	if (db->marked)
+		return 0;
+	char sql[64];
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", (int)LAUKA_APPLICATION_ID);
+	int r = exec(db, sql, err, len);
+	if (r == 0)
+		db->marked = true;
+	return r;
+}
+
+/* BEGIN IMMEDIATE for a write, refusing at once on a read-only database; marks an unmarked lauka database. */
+static int begin_write(struct db *db, char *err, size_t len)
+{
+	if (db->readonly) {
+		fail_readonly(db, db->ro_why, err, len);
+		return -LK_EDB;
+	}
+	int r = exec(db, "BEGIN IMMEDIATE", err, len);
+	if (r == 0 && (r = mark(db, err, len)) < 0)
+		rollback(db);
+	return r;
+}
+
 static int migrate(struct db *db, char *err, size_t len)
 {
 	int v = 0, r;
@@ -109,6 +186,7 @@ static int migrate(struct db *db, char *err, size_t len)
 	/* Another lauka may be migrating too: decide again under the write lock. */
 	if ((r = exec(db, "BEGIN IMMEDIATE", err, len)) < 0)
 		return r;
+	db->marked = false;	/* re-read under the lock: set it in this transaction whatever another lauka did */
 	if ((r = user_version(db, &v, err, len)) < 0)
 		goto out;
 	if (v > DB_SCHEMA_VERSION) {
@@ -116,13 +194,20 @@ static int migrate(struct db *db, char *err, size_t len)
 		goto out;
 	}
 	for (; v < DB_SCHEMA_VERSION; v++) {
-		if ((r = exec(db, migrations[v], err, len)) < 0)
+		char what[96];
+		snprintf(what, sizeof(what), "applying migration %d (catalog/migrate-%03d.sql)", v + 1, v + 1);
+		int rc = sqlite3_exec(db->h, migrations[v], NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			r = fail(db, rc, what, err, len);
 			goto out;
+		}
 		char sql[64];
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
 		if ((r = exec(db, sql, err, len)) < 0)
 			goto out;
 	}
+	if ((r = mark(db, err, len)) < 0)
+		goto out;
 	return exec(db, "COMMIT", err, len);
 out:
 	rollback(db);
@@ -252,34 +337,190 @@ static int make_parents(const char *path, char *err, size_t len)
 	return r;
 }
 
+static int pragma_int(struct db *db, const char *sql, sqlite3_int64 *v, const char *what, char *err, size_t len)
+{
+	sqlite3_stmt *st;
+	int r = prepare(db, sql, &st, err, len);
+	if (r < 0)
+		return r;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : fail(db, rc, what, err, len);
+}
+
+/*
+ * Whose file is it?  Read before anything writes (no pragma that writes,
+ * not even journal_mode): a file of another application stays byte for byte
+ * as it was.  0 with *version for lauka's (or an empty file), -LK_EDB for a
+ * foreign, corrupt or newer one.
+ */
+static int identify(struct db *db, int *version, bool *empty, char *err, size_t len)
+{
+	sqlite3_int64 app = 0, v = 0, objects = 0, ours = 0;
+	int r;
+	if ((r = pragma_int(db, "PRAGMA application_id", &app, "reading the application id", err, len)) < 0 ||
+	    (r = pragma_int(db, "PRAGMA user_version", &v, "reading the schema version", err, len)) < 0 ||
+	    (r = pragma_int(db, "SELECT count(*) FROM sqlite_master", &objects, "listing the tables", err, len)) < 0 ||
+	    (r = pragma_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+				"('pmu', 'event', 'alias', 'verdict', 'response')", &ours, "listing the tables", err, len)) < 0)
+		return r;
+	*version = (int)v;
+	*empty = app == 0 && v == 0 && objects == 0;
+	if (app == LAUKA_APPLICATION_ID) {
+		db->marked = true;
+	} else if (!*empty && !(app == 0 && v >= 1 && ours == 5)) {
+		char why[96];
+		if (app)
+			snprintf(why, sizeof(why), "its SQLite application_id is 0x%08llx, not lauka's 0x%08x",
+				 (unsigned long long)(uint32_t)app, LAUKA_APPLICATION_ID);
+		else
+			snprintf(why, sizeof(why), "its schema holds %lld object%s that lauka did not make", (long long)objects,
+				 objects == 1 ? "" : "s");
+		lk_errbuf(err, len, "'%s' is another application's SQLite database, not lauka's (%s); it was left as it is\n"
+			  "fix: point --db or LAUKA_DB at a lauka database or at a new file", db->path, why);
+		return -LK_EDB;
+	}
+	if (v > DB_SCHEMA_VERSION)
+		return newer(db, (int)v, err, len);
+	return 0;
+}
+
+/* "file:" URI of path with ?immutable=1: the last way to read a database whose -shm cannot be made. */
+static char *immutable_uri(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "file:");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (*c == '%' || *c == '?' || *c == '#' || *c < 0x21 || *c >= 0x7f)
+			strbuf_addf(&sb, "%%%02X", *c);
+		else
+			strbuf_add(&sb, (const char *)c, 1);
+	strbuf_addf(&sb, "?immutable=1");
+	return sb.buf;
+}
+
+enum open_mode { OPEN_WRITE, OPEN_READ, OPEN_IMMUTABLE };
+
+/* (Re)open db->h in a mode. */
+static int open_handle(struct db *db, enum open_mode mode, char *err, size_t len)
+{
+	if (db->h)
+		sqlite3_close(db->h);
+	db->h = NULL;
+	char *uri = mode == OPEN_IMMUTABLE ? immutable_uri(db->path) : NULL;
+	int flags = SQLITE_OPEN_NOMUTEX | (mode == OPEN_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
+		    (uri ? SQLITE_OPEN_URI : 0);
+	int rc = sqlite3_open_v2(uri ? uri : db->path, &db->h, flags, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return fail(db, rc, "cannot open", err, len);
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	return 0;
+}
+
+/*
+ * Why this process cannot write the database at p, or NULL: the file, its
+ * directory (WAL mode makes -wal and -shm files beside it), or a -shm file
+ * left behind read-only.
+ */
+static const char *readonly_reason(const char *p)
+{
+	if (access(p, W_OK) != 0)
+		return errno == EROFS ? "it is on a read-only filesystem" : "the file is read-only";
+	char *shm = xasprintf("%s-shm", p), *dir = dir_of(p);
+	const char *why = NULL;
+	bool have_shm = access(shm, F_OK) == 0;
+	if (have_shm && access(shm, W_OK) != 0)
+		why = "its -shm file is read-only";
+	else if (!have_shm && access(dir, W_OK) != 0)
+		why = "its directory is read-only";
+	free(shm);
+	free(dir);
+	return why;
+}
+
 int db_open(struct db **out, const char *path, char *err, size_t len)
 {
 	*out = NULL;
 	char *p = path ? xstrdup(path) : db_default_path(err, len);
 	if (!p)
 		return -LK_EINVAL;
-	if (make_parents(p, err, len) < 0) {
+	struct stat st;
+	bool existed = stat(p, &st) == 0;
+	if (existed && !S_ISREG(st.st_mode)) {
+		lk_errbuf(err, len, "database '%s' is not a regular file\nfix: use --db PATH with a file", p);
+		free(p);
+		return -LK_EDB;
+	}
+	if (!existed && make_parents(p, err, len) < 0) {
 		free(p);
 		return -LK_EIO;
 	}
-	struct stat st;
-	bool existed = stat(p, &st) == 0;
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = p;
-	int rc = sqlite3_open_v2(p, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	int r;
-	if (rc != SQLITE_OK) {
-		r = fail(db, rc, "cannot open", err, len);
-		goto bad;
+	bool memory = !strcmp(p, ":memory:");
+	if (existed && !memory)
+		db->ro_why = readonly_reason(p);
+	db->readonly = db->ro_why != NULL;
+	if (!existed && !memory) {
+		char *dir = dir_of(p);
+		if (access(dir, W_OK) != 0) {
+			lk_errbuf(err, len, "cannot create database '%s': its directory '%s' is not writable (%s)\n"
+				  "fix: use --db PATH (or LAUKA_DB) in a directory you can write", p, dir, strerror(errno));
+			free(dir);
+			db_close(db);
+			return -LK_EDB;
+		}
+		free(dir);
 	}
-	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
-	/* Read the version before anything writes: a foreign file must stay as it is. */
-	int v = 0;
-	if ((r = user_version(db, &v, err, len)) < 0)
-		goto bad;
-	if (v > DB_SCHEMA_VERSION) {
-		r = newer(db, v, err, len);
-		goto bad;
+	/*
+	 * An existing file is first only read, to see whose it is: a read-write
+	 * connection could checkpoint another application's WAL into its file
+	 * when it closes.  Without -wal and -shm files beside it, it is read as
+	 * immutable, so that refusing a foreign file leaves no files behind; a
+	 * doubtful answer is asked again through a normal read-only connection.
+	 */
+	bool writable = !db->readonly;
+	int v = 0, r;
+	bool empty = false;
+	if (existed && st.st_size > 0 && !memory) {
+		char *wal = xasprintf("%s-wal", p), *shm = xasprintf("%s-shm", p);
+		bool sidecars = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
+		free(wal);
+		free(shm);
+		r = -LK_EDB;
+		if (!sidecars && (r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
+			r = identify(db, &v, &empty, err, len);
+		bool foreign = r < 0 && sqlite3_errcode(db->h) == SQLITE_OK;	/* refused on what it holds */
+		if (r < 0 && !foreign) {
+			if ((r = open_handle(db, OPEN_READ, err, len)) == 0)
+				r = identify(db, &v, &empty, err, len);
+			int ec = db->h ? sqlite3_errcode(db->h) : SQLITE_OK;
+			if (r < 0 && !writable && ec != SQLITE_OK && ec != SQLITE_NOTADB && ec != SQLITE_CORRUPT &&
+			    (r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
+				/* read-only, and its -shm cannot be made or used: read the file as it stands */
+				r = identify(db, &v, &empty, err, len);
+		}
+		if (r < 0)
+			goto bad;
+		db->readonly = !writable;
+	}
+	if (writable) {
+		/* lauka's or new: open it for writing, and look again (another lauka may have changed it meanwhile). */
+		if ((r = open_handle(db, OPEN_WRITE, err, len)) < 0 || (r = identify(db, &v, &empty, err, len)) < 0)
+			goto bad;
+	}
+	if (db->readonly) {
+		if (empty || v < DB_SCHEMA_VERSION) {
+			fail_readonly(db, empty ? "it is empty and read-only, so lauka cannot create its tables" :
+					  "it needs a schema upgrade, which is a write", err, len);
+			r = -LK_EDB;
+			goto bad;
+		}
+		*out = db;
+		return 0;
 	}
 	if ((r = set_wal(db, err, len)) < 0 ||
 	    (r = exec(db, "PRAGMA synchronous = NORMAL", err, len)) < 0 ||
@@ -302,6 +543,19 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 	return 0;
 bad:
 	db_close(db);
+	return r;
+}
+
+bool db_readonly(const struct db *db)
+{
+	return db->readonly;
+}
+
+int db_check_writable(struct db *db, char *err, size_t len)
+{
+	int r = begin_write(db, err, len);
+	if (r == 0)
+		rollback(db);
 	return r;
 }
 
@@ -361,7 +615,8 @@ static int find_pmu(struct db *db, const char *kind, const char *name, sqlite3_i
 	hex[0] = '\0';
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
-		snprintf(hex, 65, "%s", (const char *)sqlite3_column_text(st, 1));
+		const unsigned char *h = sqlite3_column_text(st, 1);
+		snprintf(hex, 65, "%s", h ? (const char *)h : "");
 		r = 0;
 	} else if (rc == SQLITE_DONE)
 		r = 0;
@@ -463,7 +718,7 @@ static int store_pmu(struct db *db, const struct lk_pmu *p, enum db_import_statu
 int db_import(struct db *db, const struct lk_pmu *const *pmus, size_t n, enum db_import_status *status,
 	      char *err, size_t len)
 {
-	int r = exec(db, "BEGIN IMMEDIATE", err, len);
+	int r = begin_write(db, err, len);
 	if (r < 0)
 		return r;
 	bool wrote = false;
@@ -488,6 +743,16 @@ int db_import(struct db *db, const struct lk_pmu *const *pmus, size_t n, enum db
 	return r;
 }
 
+/* A row lauka could never have written: the database was altered by hand or damaged. */
+static int corrupt_row(struct db *db, const char *pmu, const char *why, char *err, size_t len)
+{
+	lk_errbuf(err, len,
+		  "database '%s' is corrupt: catalogue '%s' has %s\nfix: re-import it (lauka counters --import PATH), or move the "
+		  "database aside (mv '%s' '%s.corrupt') to start a new one",
+		  db->path, pmu ? pmu : "?", why, db->path, db->path);
+	return -LK_EDB;
+}
+
 int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu *out, char *err, size_t len)
 {
 	memset(out, 0, sizeof(*out));
@@ -509,6 +774,11 @@ int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu
 		return -LK_ENOENT;
 	}
 	sqlite3_int64 id = sqlite3_column_int64(st, 0);
+	if (sqlite3_column_type(st, 1) != SQLITE_TEXT || sqlite3_column_type(st, 2) != SQLITE_TEXT ||
+	    sqlite3_column_type(st, 9) != SQLITE_TEXT) {
+		sqlite3_finalize(st);
+		return corrupt_row(db, name, "its kind, name or sha256 is not text", err, len);
+	}
 	out->kind = col_text(st, 1);
 	out->name = col_text(st, 2);
 	out->marketing_name = col_text(st, 3);
@@ -526,6 +796,14 @@ int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu
 		goto bad;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 fc = sqlite3_column_int64(st, 5);
+		if (sqlite3_column_type(st, 0) != SQLITE_TEXT || fc < -1 || fc >= 64) {
+			const char *why = sqlite3_column_type(st, 0) != SQLITE_TEXT ? "an event without a name" :
+					  "an event whose fixed counter is not a counter index (0-63)";
+			sqlite3_finalize(st);
+			r = corrupt_row(db, out->name, why, err, len);
+			goto bad;
+		}
 		struct lk_event e = {
 			.name = (char *)sqlite3_column_text(st, 0),
 			.description = (char *)sqlite3_column_text(st, 1),
@@ -550,11 +828,24 @@ int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu
 	if ((r = prepare(db, "SELECT alias, target FROM alias WHERE pmu_id = ?1 ORDER BY alias", &st, err, len)) < 0)
 		goto bad;
 	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_TEXT || sqlite3_column_type(st, 1) != SQLITE_TEXT) {
+			sqlite3_finalize(st);
+			r = corrupt_row(db, out->name, "an alias without a name or target", err, len);
+			goto bad;
+		}
 		pmu_add_alias(out, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		r = fail(db, rc, "loading aliases", err, len);
+		goto bad;
+	}
+	/* What a hand-altered database could break (alias cycles, fallbacks nowhere, names clashing): checked as it loads. */
+	pmu_sort(out);
+	char why[512];
+	if (pmu_validate(out, why, sizeof(why)) < 0) {
+		r = corrupt_row(db, out->name, why, err, len);
 		goto bad;
 	}
 	return 0;
@@ -572,6 +863,8 @@ int db_pmu_names(struct db *db, char ***names, size_t *n, char *err, size_t len)
 	if (r < 0)
 		return r;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_TEXT)
+			continue;
 		*names = xrealloc(*names, (*n + 1) * sizeof(**names));
 		(*names)[(*n)++] = col_text(st, 0);
 	}
@@ -591,7 +884,7 @@ int db_store_calibration(struct db *db, const char *pmu, const char *backend, co
 			 const struct db_verdict *v, size_t n, char *err, size_t len)
 {
 	sqlite3_stmt *sv = NULL, *sr = NULL;
-	int r = exec(db, "BEGIN IMMEDIATE", err, len);
+	int r = begin_write(db, err, len);
 	if (r < 0)
 		return r;
 	if ((r = prepare(db, "INSERT INTO verdict (pmu, backend, machine, event, verdict, profile, created_at) "
@@ -647,6 +940,8 @@ int db_latest_verdicts(struct db *db, const char *pmu, const char *backend, cons
 	bind_text(st, 2, backend);
 	bind_text(st, 3, machine);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_TEXT || sqlite3_column_type(st, 1) != SQLITE_TEXT)
+			continue;	/* a verdict without an event or a result says nothing */
 		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
 		struct db_latest *l = &(*out)[(*n)++];
 		l->event = col_text(st, 0);

@@ -13,6 +13,11 @@
  * leaves the previous state.  The schema version lives in PRAGMA
  * user_version and changes only through migrations.  A corrupt database, or
  * one a newer lauka wrote, is reported (-LK_EDB) and never touched.
+ * lauka's databases carry PRAGMA application_id 0x6c61756b ("lauk"); a
+ * file with tables that is not lauka's is refused before anything writes
+ * to it (not even the switch to WAL), so it stays byte for byte the same.
+ * A missing or zero-byte file becomes a new database.  One this process
+ * cannot write is opened read-only (db_readonly()).
  *
  * Errors: functions return 0 or -LK_E* and fill err; for database errors
  * err may hold a second line "fix: ..." so that printing it after "error: "
@@ -21,6 +26,7 @@
 #ifndef LAUKA_DB_H
 #define LAUKA_DB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pmu.h"
@@ -32,6 +38,14 @@ struct db;
 int db_open(struct db **out, const char *path /* NULL = default location */, char *err, size_t len);
 void db_close(struct db *db);
 const char *db_path(const struct db *db);
+/*
+ * Opened read-only (the file, its directory or a leftover -shm file cannot
+ * be written by this process): reading works, every write fails at once
+ * with a "fix:" line.
+ */
+bool db_readonly(const struct db *db);
+/* 0 when a write could be made now (for verbs that must store their result), else -LK_EDB with a fix line. */
+int db_check_writable(struct db *db, char *err, size_t len);
 /* The default location as above (malloc'd), or NULL with err filled. */
 char *db_default_path(char *err, size_t len);
 

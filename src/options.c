@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,16 +15,40 @@ int opt_value(int argc, char **argv, int *i, const char *opt, const char **val)
 	const char *a = argv[*i];
 	if (!strncmp(a, opt, n) && a[n] == '=') {
 		*val = a + n + 1;
-		return 1;
+		return opt_nonempty(opt, *val) < 0 ? -1 : 1;
 	}
 	if (strcmp(a, opt))
 		return 0;
-	if (*i + 1 >= argc) {
+	if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--")) {
+		/* `-n -- cmd`: the "--" ends the options; it is not a value. */
 		error("option '%s' needs a value", opt);
 		return -1;
 	}
 	*val = argv[++*i];
-	return 1;
+	return opt_nonempty(opt, *val) < 0 ? -1 : 1;
+}
+
+int opt_nonempty(const char *opt, const char *val)
+{
+	if (val && *val)
+		return 0;
+	error("option '%s' needs a value, not an empty string", opt);
+	return -1;
+}
+
+int opt_uint(const char *opt, const char *v, unsigned long max, const char *example, unsigned long *out)
+{
+	if (parse_uint(v, max, out) == 0)
+		return 0;
+	unsigned long big;
+	if (parse_uint(v, ULONG_MAX, &big) == 0 || (v && *v >= '0' && *v <= '9' && strspn(v, "0123456789") == strlen(v))) {
+		error("%s %s is over the limit of %lu", opt, v, max);
+		fix("use %s with a whole number up to %lu, e.g. %s %s", opt, max, opt, example);
+	} else {
+		error("%s '%s' is not a whole number", opt, v ? v : "");
+		fix("use %s with a whole number, e.g. %s %s", opt, opt, example);
+	}
+	return -1;
 }
 
 int parse_uint(const char *s, unsigned long max, unsigned long *out)
