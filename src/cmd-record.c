@@ -76,7 +76,7 @@ static int usage_error(void)
 
 static int set_runs(const char *v, struct record_opts *o)
 {
-	if (opt_uint("-n", v, MAX_RUNS, "10", &o->runs) < 0)
+	if (opt_uint("-n", "number of runs", v, MAX_RUNS, "10", &o->runs) < 0)
 		return -1;
 	if (o->runs < MIN_RUNS) {
 		error("minimum runs is %d (got %lu)", MIN_RUNS, o->runs);

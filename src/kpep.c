@@ -677,8 +677,14 @@ int kpep_parse(const void *buf, size_t len, const char *source, struct lk_pmu *o
 	}
 	const char *body = (const char *)buf + skip;
 	size_t blen = len - skip;
-	int r = blen >= 8 && !memcmp(body, "bplist00", 8) ? bplist_scan(&c, (const unsigned char *)body, blen)
-							  : xml_scan(&c, body, blen);
+	size_t ws = 0;
+	while (ws < blen && (body[ws] == ' ' || body[ws] == '\t' || body[ws] == '\r' || body[ws] == '\n'))
+		ws++;
+	int r = 0;
+	if (blen >= 8 && !memcmp(body, "bplist00", 8))
+		r = bplist_scan(&c, (const unsigned char *)body, blen);
+	else if (ws < blen && body[ws] == '<')	/* what libplist would take for XML */
+		r = xml_scan(&c, body, blen);
 	if (r < 0)
 		return r;
 	plist_t root = parse_plist(body, (uint32_t)blen);

@@ -5,7 +5,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,16 +35,16 @@ int opt_nonempty(const char *opt, const char *val)
 	return -1;
 }
 
-int opt_uint(const char *opt, const char *v, unsigned long max, const char *example, unsigned long *out)
+int opt_uint(const char *opt, const char *what, const char *v, unsigned long max, const char *example,
+	     unsigned long *out)
 {
 	if (parse_uint(v, max, out) == 0)
 		return 0;
-	unsigned long big;
-	if (parse_uint(v, ULONG_MAX, &big) == 0 || (v && *v >= '0' && *v <= '9' && strspn(v, "0123456789") == strlen(v))) {
-		error("%s %s is over the limit of %lu", opt, v, max);
+	if (v && *v && strspn(v, "0123456789") == strlen(v)) {
+		error("invalid %s '%s': the limit is %lu", what, v, max);
 		fix("use %s with a whole number up to %lu, e.g. %s %s", opt, max, opt, example);
 	} else {
-		error("%s '%s' is not a whole number", opt, v ? v : "");
+		error("invalid %s '%s'", what, v ? v : "");
 		fix("use %s with a whole number, e.g. %s %s", opt, opt, example);
 	}
 	return -1;

@@ -22,10 +22,11 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out);
 
 /*
  * parse_uint() for option opt, printing the error when v is not one:
- * "error: -n 1000001 is over the limit of 1000000" or "... is not a whole
- * number", and a fix line using example ("10").
+ * "error: invalid <what> '1000001': the limit is 1000000" or "error:
+ * invalid <what> 'abc'", and a fix line using example ("10").
  */
-int opt_uint(const char *opt, const char *v, unsigned long max, const char *example, unsigned long *out);
+int opt_uint(const char *opt, const char *what, const char *v, unsigned long max, const char *example,
+	     unsigned long *out);
 
 /* 0 when val is a non-empty string, else -1 after "error: option 'opt' needs a value, not an empty string". */
 int opt_nonempty(const char *opt, const char *val);

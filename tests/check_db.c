@@ -44,11 +44,11 @@ static void make_perf(struct lk_pmu *p, const char *desc)
 	p->source = xstrdup("sysfs");
 	p->config_mask = UINT64_C(0x8000000000000001);
 	struct lk_event e = { .name = "cycles", .description = (char *)desc, .number = UINT64_MAX, .umask = 3,
-			      .counters_mask = UINT64_C(0xf000000000000000), .fixed_counter = 2,
+			      .counters_mask = UINT64_C(1) << 2, .fixed_counter = 2,
 			      .fallback = "instructions", .errata = "none", .perf_type = 4,
 			      .config1 = UINT64_C(0x8000000000000000), .config2 = 7, .unit = "ns" };
 	pmu_add_event(p, &e);
-	struct lk_event f = { .name = "instructions", .fixed_counter = -1 };
+	struct lk_event f = { .name = "instructions", .fixed_counter = -1, .counters_mask = UINT64_C(0xf000000000000000) };
 	pmu_add_event(p, &f);
 	pmu_add_alias(p, "cyc", "cycles");
 	catalog_fingerprint(p);
@@ -78,7 +78,8 @@ START_TEST(test_roundtrip)
 	const struct lk_event *e = pmu_find_exact(&q, "cycles");
 	ck_assert_uint_eq(e->number, UINT64_MAX);
 	ck_assert_uint_eq(e->umask, 3);
-	ck_assert_uint_eq(e->counters_mask, UINT64_C(0xf000000000000000));
+	ck_assert_uint_eq(e->counters_mask, UINT64_C(1) << 2);
+	ck_assert_uint_eq(pmu_find_exact(&q, "instructions")->counters_mask, UINT64_C(0xf000000000000000));	/* above 2^63 */
 	ck_assert_int_eq(e->fixed_counter, 2);
 	ck_assert_str_eq(e->fallback, "instructions");
 	ck_assert_str_eq(e->unit, "ns");
