@@ -1,6 +1,7 @@
 /* check_db.c: the SQLite catalogue: migrations, import/load round trip, re-import, verdicts, refusals. */
 #include <check.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -245,6 +246,196 @@ START_TEST(test_catalog_kpep)
 }
 END_TEST
 
+static char *slurp_all(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	ck_assert_int_eq(lk_read_file(path, 1u << 24, &buf, len), 0);
+	return buf;
+}
+
+static void sql(const char *path, const char *q)
+{
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	char *msg = NULL;
+	int rc = sqlite3_exec(h, q, NULL, NULL, &msg);
+	ck_assert_msg(rc == SQLITE_OK, "%s: %s", q, msg ? msg : "");
+	sqlite3_close(h);
+}
+
+static long long sql_int(const char *path, const char *q)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, q, -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	long long v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+static bool exists(const char *path, const char *suffix)
+{
+	char *p = xasprintf("%s%s", path, suffix);
+	bool e = access(p, F_OK) == 0;
+	free(p);
+	return e;
+}
+
+/*
+ * Another application's SQLite file (plain and WAL) is refused before
+ * anything writes: same bytes, no -wal or -shm left.  It used to gain
+ * lauka's tables and switch to WAL, even when lauka then refused it.
+ */
+START_TEST(test_foreign)
+{
+	static const char *const setups[] = {
+		"CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine')",
+		"PRAGMA journal_mode = WAL; CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')",
+		"PRAGMA application_id = 1234; PRAGMA user_version = 1",
+		/* lauka's table names, not lauka's id */
+		"PRAGMA application_id = 7; CREATE TABLE pmu (x); CREATE TABLE event (x); CREATE TABLE alias (x); "
+		"CREATE TABLE verdict (x); CREATE TABLE response (x); PRAGMA user_version = 1",
+	};
+	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "foreign%zu.db", i);
+		char *path = path_in(name), err[512];
+		sql(path, setups[i]);
+		size_t n1, n2;
+		char *before = slurp_all(path, &n1);
+		struct db *db;
+		ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), -LK_EDB);
+		ck_assert_msg(strstr(err, "is another application's SQLite database, not lauka's") != NULL, "%s", err);
+		ck_assert_msg(strstr(err, "\nfix: ") != NULL, "%s", err);
+		char *after = slurp_all(path, &n2);
+		ck_assert_msg(n1 == n2 && !memcmp(before, after, n1), "setup %zu: the foreign file changed", i);
+		ck_assert_msg(!exists(path, "-wal") && !exists(path, "-shm"), "setup %zu: files left beside it", i);
+		free(before);
+		free(after);
+		free(path);
+	}
+}
+END_TEST
+
+/* A zero-byte or missing file becomes a lauka database, marked with lauka's application_id. */
+START_TEST(test_new_files_marked)
+{
+	char *zero = path_in("zero.db"), *missing = path_in("new/dir/m.db"), err[512];
+	FILE *f = fopen(zero, "w");
+	fclose(f);
+	struct db *db;
+	ck_assert_msg(db_open(&db, zero, err, sizeof(err)) == 0, "%s", err);
+	db_close(db);
+	ck_assert_msg(db_open(&db, missing, err, sizeof(err)) == 0, "%s", err);
+	db_close(db);
+	ck_assert_int_eq(sql_int(zero, "PRAGMA application_id"), 0x6c61756b);
+	ck_assert_int_eq(sql_int(missing, "PRAGMA application_id"), 0x6c61756b);
+	ck_assert_int_eq(sql_int(missing, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	free(zero);
+	free(missing);
+}
+END_TEST
+
+/* A database from before application_id (0 there, lauka's tables): still read, and marked on its next write only. */
+START_TEST(test_legacy_marked_on_write)
+{
+	char *path = path_in("old.db"), err[512];
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	db_close(db);
+	sql(path, "PRAGMA application_id = 0");
+	ck_assert_msg(db_open(&db, path, err, sizeof(err)) == 0, "%s", err);
+	char hex[65];
+	ck_assert_int_eq(db_pmu_sha256(db, "perf", "linux", hex, err, sizeof(err)), 0);
+	db_close(db);
+	ck_assert_int_eq(sql_int(path, "PRAGMA application_id"), 0);	/* reading does not write */
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct lk_pmu p;
+	make_perf(&p, "d");
+	const struct lk_pmu *one = &p;
+	ck_assert_int_eq(db_import(db, &one, 1, NULL, err, sizeof(err)), 0);
+	db_close(db);
+	pmu_release(&p);
+	ck_assert_int_eq(sql_int(path, "PRAGMA application_id"), 0x6c61756b);
+	free(path);
+}
+END_TEST
+
+/*
+ * Hand-altered rows are reported as corrupt, never crash: an alias cycle
+ * (pmu_find recursed until the stack overflowed), an event name that is not
+ * text (NULL reached strcmp), fixed_counter >= 64 (a shift past 63).
+ */
+static const struct {
+	const char *alter, *expect;
+} altered[] = {
+	{ "INSERT INTO alias (pmu_id, alias, target) SELECT id, 'loop_a', 'loop_b' FROM pmu;"
+	  "INSERT INTO alias (pmu_id, alias, target) SELECT id, 'loop_b', 'loop_a' FROM pmu",
+	  "alias 'loop_a' names 'loop_b', which is not an event" },
+	{ "ALTER TABLE event RENAME TO event_old; CREATE TABLE event (pmu_id, name, description, number, umask, "
+	  "counters_mask, fixed_counter, fallback, errata, perf_type, config1, config2, unit); "
+	  "INSERT INTO event SELECT * FROM event_old; DROP TABLE event_old; UPDATE event SET name = NULL WHERE name = 'PLAIN_A'",
+	  "an event without a name" },
+	{ "UPDATE event SET name = CAST('PLAIN' AS BLOB) WHERE name = 'PLAIN_A'", "an event without a name" },
+	{ "UPDATE event SET fixed_counter = 64 WHERE name = 'FIXED_CYCLES'", "fixed counter is not a counter index" },
+	{ "UPDATE event SET fixed_counter = -5 WHERE name = 'FIXED_CYCLES'", "fixed counter is not a counter index" },
+	{ "UPDATE event SET fallback = 'NOWHERE' WHERE name = 'FIXED_INSTRUCTIONS'", "fallback 'NOWHERE' is not a configurable event" },
+	{ "UPDATE event SET counters_mask = 1020 WHERE name = 'FIXED_CYCLES'", "names other counters than its own" },
+	{ "UPDATE event SET name = 'inst_all' WHERE name = 'PLAIN_A'", "differ only in case" },
+	{ "UPDATE alias SET target = NULL", NULL },	/* NOT NULL: SQLite itself refuses this one */
+	{ "UPDATE pmu SET kind = CAST('kpep' AS BLOB) WHERE name = 'tiny'", "its kind, name or sha256 is not text" },
+};
+
+START_TEST(test_altered_rows)
+{
+	char *path = path_in("alt.db"), err[512];
+	struct db *db;
+	struct lk_pmu p;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	ck_assert_int_eq(kpep_parse_file(LAUKA_SRCDIR "/tests/fixtures/kpep/tiny.plist", &p, err, sizeof(err)), 0);
+	const struct lk_pmu *one = &p;
+	ck_assert_int_eq(db_import(db, &one, 1, NULL, err, sizeof(err)), 0);
+	db_close(db);
+	pmu_release(&p);
+	if (!altered[_i].expect) {
+		sqlite3 *h;
+		ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+		ck_assert_int_ne(sqlite3_exec(h, altered[_i].alter, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(h);
+		free(path);
+		return;
+	}
+	sql(path, altered[_i].alter);
+	ck_assert_msg(db_open(&db, path, err, sizeof(err)) == 0, "%s", err);
+	int r = db_load_pmu(db, altered[_i].alter[0] == 'U' && strstr(altered[_i].alter, "kind") ? NULL : "kpep", "tiny",
+			    &p, err, sizeof(err));
+	ck_assert_int_eq(r, -LK_EDB);
+	ck_assert_msg(strstr(err, "is corrupt: catalogue 'tiny' has ") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, altered[_i].expect) != NULL, "case %d: %s", _i, err);
+	ck_assert_msg(strstr(err, "\nfix: ") != NULL, "%s", err);
+	ck_assert_ptr_null(p.name);
+	db_close(db);
+	free(path);
+}
+END_TEST
+
+/* A migration that fails says so in one line (it printed the whole migration SQL). */
+START_TEST(test_migration_fails_in_one_line)
+{
+	char *path = path_in("half.db"), err[1024];
+	sql(path, "PRAGMA application_id = 1818326379; CREATE TABLE pmu (x)");	/* lauka's, schema 0, a table in the way */
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), -LK_EDB);
+	ck_assert_msg(strstr(err, "applying migration 1 (catalog/migrate-001.sql): table pmu already exists") != NULL, "%s", err);
+	ck_assert_msg(!strchr(err, '\n') && !strstr(err, "CREATE"), "%s", err);
+	ck_assert_int_eq(sql_int(path, "PRAGMA user_version"), 0);	/* rolled back */
+	free(path);
+}
+END_TEST
+
 extern Suite *db_suite(void);
 Suite *db_suite(void)
 {
@@ -256,6 +447,11 @@ Suite *db_suite(void)
 	tcase_add_test(tc, test_refuse_corrupt_and_newer);
 	tcase_add_test(tc, test_default_path);
 	tcase_add_test(tc, test_catalog_kpep);
+	tcase_add_test(tc, test_foreign);
+	tcase_add_test(tc, test_new_files_marked);
+	tcase_add_test(tc, test_legacy_marked_on_write);
+	tcase_add_loop_test(tc, test_altered_rows, 0, (int)(sizeof(altered) / sizeof(altered[0])));
+	tcase_add_test(tc, test_migration_fails_in_one_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

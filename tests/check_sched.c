@@ -199,6 +199,131 @@ START_TEST(test_fixed_fallback)
 }
 END_TEST
 
+/*
+ * A fixed event with a general counters_mask and no fallback (a hand-made
+ * catalogue; kpep.c now refuses such a plist).  It used to be placed on a
+ * general counter, which `counters --check` read as "its fallback" and
+ * dereferenced a NULL fallback.  Now it takes its own counter or none.
+ */
+START_TEST(test_fixed_without_fallback)
+{
+	struct lk_pmu p;
+	make_pmu(&p, false);
+	struct lk_event odd = { .name = "FIXED_ODD", .counters_mask = 0x3fc, .fixed_counter = 0 };
+	pmu_add_event(&p, &odd);
+	const struct lk_event *evs[2] = { pmu_find(&p, "fixed_odd"), NULL };
+	int c[2];
+	struct sched_conflict conf;
+	ck_assert_int_eq(sched_assign(&p, evs, 1, c, NULL), 0);
+	ck_assert_int_eq(c[0], 0);
+	p.fixed_mask = 0x2;	/* counter 0 gone: nowhere to count it */
+	ck_assert_int_eq(sched_assign(&p, evs, 1, c, &conf), -LK_ESCHED);
+	ck_assert_uint_eq(conf.n, 1);
+	/* A fallback that is itself fixed adds nothing either. */
+	p.fixed_mask = 0x3;
+	struct lk_event odd2 = { .name = "FIXED_ODD2", .counters_mask = 0x2, .fixed_counter = 1, .fallback = "FIXED_CYCLES" };
+	pmu_add_event(&p, &odd2);
+	evs[0] = pmu_find(&p, "fixed_odd2");
+	evs[1] = pmu_find(&p, "fixed_instructions");
+	ck_assert_int_eq(sched_assign(&p, evs, 2, c, &conf), 0);
+	ck_assert(c[0] == 1 || c[1] == 1);
+	ck_assert(c[0] != 0 && c[1] != 0);	/* neither takes FIXED_CYCLES' counter */
+	pmu_release(&p);
+}
+END_TEST
+
+/* The definition in sched.h, directly: O(n^2) per event, for comparison only. */
+static void naive_incompat(const struct lk_pmu *p, const struct lk_event *ev, char *buf, size_t len)
+{
+	int full = __builtin_popcountll(p->config_mask);
+	int sizes[65] = { 0 };
+	for (size_t i = 0; ev->counters_mask && full && i < p->nevents; i++) {
+		uint64_t g = p->events[i].counters_mask;
+		int size = __builtin_popcountll(g);
+		if (!g || size >= full || (ev->counters_mask & ~g))
+			continue;
+		size_t inside = 0;
+		for (size_t j = 0; j < p->nevents; j++)
+			inside += p->events[j].counters_mask && !(p->events[j].counters_mask & ~g);
+		if (inside > (size_t)size)
+			sizes[size] = 1;
+	}
+	buf[0] = '\0';
+	for (int k = 1; k <= 64; k++) {
+		if (!sizes[k])
+			continue;
+		char one[16];
+		if (k <= 3)
+			snprintf(one, sizeof(one), "%s", k == 1 ? "pair" : k == 2 ? "triple" : "quad");
+		else
+			snprintf(one, sizeof(one), "group%d", k);
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", one);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* The linear labelling agrees with the definition on random catalogues: few counters (sum over subsets) and many (pairwise). */
+START_TEST(test_incompat_linear_matches)
+{
+	uint32_t x = 42;
+	for (int round = 0; round < 40; round++) {
+		struct lk_pmu p = { 0 };
+		p.kind = xstrdup("kpep");
+		p.name = xstrdup("rand");
+		int bits = round % 2 ? 40 : 10;
+		p.config_mask = (bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1) & ~UINT64_C(3);
+		p.fixed_mask = 0x3;
+		size_t n = 30 + (size_t)round * 5;
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			uint64_t m = 0;
+			int k = 1 + (int)(x >> 28) % 4;
+			for (int b = 0; b < k; b++) {
+				x = x * 1103515245u + 12345u;
+				m |= UINT64_C(1) << (2 + (x >> 16) % (unsigned)(bits - 2));
+			}
+			if (i % 7 == 0)
+				m = p.config_mask;
+			char name[32];
+			snprintf(name, sizeof(name), "E%zu", i);
+			struct lk_event e = { .name = name, .counters_mask = m, .fixed_counter = -1 };
+			pmu_add_event(&p, &e);
+		}
+		struct sched_groups g;
+		sched_groups_init(&p, &g);
+		for (size_t i = 0; i < p.nevents; i++) {
+			char a[64], b[64];
+			sched_incompat_in(&g, &p.events[i], a, sizeof(a));
+			naive_incompat(&p, &p.events[i], b, sizeof(b));
+			ck_assert_msg(!strcmp(a, b), "round %d event %zu mask 0x%llx: %s, by definition %s", round, i,
+				      (unsigned long long)p.events[i].counters_mask, a, b);
+		}
+		sched_groups_release(&g);
+		pmu_release(&p);
+	}
+}
+END_TEST
+
+/* Aliases resolve in one step: a cycle of aliases (a hand-altered database) is "no such event", not a stack overflow. */
+START_TEST(test_alias_cycle)
+{
+	struct lk_pmu p;
+	make_pmu(&p, false);
+	pmu_add_alias(&p, "loop_a", "loop_b");
+	pmu_add_alias(&p, "loop_b", "LOOP_A");
+	ck_assert_ptr_null(pmu_find(&p, "loop_a"));
+	ck_assert_ptr_null(pmu_find(&p, "LOOP_B"));
+	pmu_sort(&p);
+	char why[256];
+	ck_assert_int_eq(pmu_validate(&p, why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "alias 'loop_a' names 'loop_b', which is not an event") != NULL, "%s", why);
+	ck_assert_str_eq(pmu_find(&p, "cycles")->name, "FIXED_CYCLES");
+	ck_assert_ptr_eq(pmu_find_exact(&p, "INST_ALL"), pmu_find(&p, "inst_all"));
+	pmu_release(&p);
+}
+END_TEST
+
 START_TEST(test_unconstrained)
 {
 	struct lk_pmu p = { 0 };
@@ -312,6 +437,9 @@ Suite *sched_suite(void)
 	tcase_add_test(tc, test_passes);
 	tcase_add_loop_test(tc, test_incompat, 0, (int)ARRAY_SIZE(labels));
 	tcase_add_test(tc, test_a14_flags);
+	tcase_add_test(tc, test_fixed_without_fallback);
+	tcase_add_test(tc, test_incompat_linear_matches);
+	tcase_add_test(tc, test_alias_cycle);
 	suite_add_tcase(s, tc);
 	return s;
 }
