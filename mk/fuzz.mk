@@ -17,7 +17,7 @@ FUZZ_TIME  ?= 60
 FUZZ_JOBS  ?= 1
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BIN   := $(FUZZ_BUILD)/fuzz_kpep
-CLEAN_EXTRA += $(FUZZ_BUILD)
+CLEAN_EXTRA += $(FUZZ_BUILD) $(FUZZ_BUILD)-cov
 
 REPLAY := $(BUILD)/fuzz-replay
 CHECK_DEPS += $(REPLAY)
@@ -45,3 +45,17 @@ fuzz: fuzz-build
 	$(Q)cd $(FUZZ_BUILD) && ./fuzz_kpep -max_total_time=$(FUZZ_TIME) $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
 		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 \
 		-dict=../tests/fuzz/plist.dict corpus
+
+# Line coverage of what the corpus reaches: the replay driver built with
+# clang's source-based coverage, run over $(FUZZ_CORPUS), reported by llvm-cov
+# for the importer's modules.
+.PHONY: fuzz-coverage
+FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus
+FUZZ_COV    := $(FUZZ_BUILD)-cov
+fuzz-coverage:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_COV) CC=$(FUZZ_CC) SAN_FLAGS="-fprofile-instr-generate -fcoverage-mapping" \
+		$(FUZZ_COV)/fuzz-replay
+	$(Q)rm -f $(FUZZ_COV)/*.profraw
+	$(Q)LLVM_PROFILE_FILE=$(FUZZ_COV)/replay.profraw $(FUZZ_COV)/fuzz-replay $(FUZZ_CORPUS) tests/fuzz/crashes
+	$(Q)llvm-profdata merge -o $(FUZZ_COV)/replay.profdata $(FUZZ_COV)/replay.profraw
+	$(Q)llvm-cov report $(FUZZ_COV)/fuzz-replay -instr-profile=$(FUZZ_COV)/replay.profdata src/kpep.c src/pmu.c src/sched.c src/db.c
