@@ -5,7 +5,7 @@
  *   Benchmark 2 (9 runs): ./build-new -O2
  *
  *   measurement      mean ± σ          min … max          outliers   delta
- *   wall_time        130ms ± 8.30ms    125ms … 141ms      0 (0%)     ⚡ -78.0% ± 0.5%
+ *   wall_time        130ms ± 8.30ms    125ms … 141ms      0 (0%)     ⚡ -78.0% ± 1.1%
  *
  * The formatting functions are pure (buffers in, no I/O); report_block()
  * writes to the FILE it is given.

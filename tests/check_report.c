@@ -111,7 +111,7 @@ static int printed(const char *s, double *p, double *l, double *h)
 START_TEST(test_fmt_delta_agrees_with_verdict)
 {
 	struct lk_stats ref = { .n = 5, .mean = 1000, .sd = 2, .min = 990 };
-	size_t significant = 0, total = 0;
+	size_t significant = 0, total = 0, finer = 0;
 	for (double m = 970; m <= 1030; m += 0.0625) {
 		for (double sd = 0; sd <= 8; sd += 0.5) {
 			struct lk_stats cur = { .n = 5, .mean = m, .sd = sd, .min = m - 3 * sd };
@@ -126,11 +126,13 @@ START_TEST(test_fmt_delta_agrees_with_verdict)
 			ck_assert_msg(l <= p + 1e-12 && p <= h + 1e-12, "%s", buf);
 			ck_assert_msg(d.pct == 0 || (buf[0] == '-') == (d.pct < 0), "%s for %g", buf, d.pct);
 			significant += d.verdict != DELTA_NONE;
+			finer += strspn(strchr(buf, '.') + 1, "0123456789") > 1;
 			total++;
 		}
 	}
 	ck_assert_uint_gt(significant, total / 4);
 	ck_assert_uint_lt(significant, total);
+	ck_assert_uint_gt(finer, 0);	/* the sweep reaches bounds within 0.05 of +-1% */
 }
 END_TEST
 
