@@ -484,7 +484,7 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 	 */
 	bool writable = !db->readonly;
 	int v = 0, r;
-	bool empty = false;
+	bool empty = existed && st.st_size == 0;
 	if (existed && st.st_size > 0 && !memory) {
 		char *wal = xasprintf("%s-wal", p), *shm = xasprintf("%s-shm", p);
 		bool sidecars = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
