@@ -296,8 +296,8 @@ START_TEST(test_foreign)
 		"PRAGMA journal_mode = WAL; CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')",
 		"PRAGMA application_id = 1234; PRAGMA user_version = 1",
 		/* lauka's table names, not lauka's id */
-		"PRAGMA application_id = 7; CREATE TABLE pmu (x); CREATE TABLE event (x); CREATE TABLE alias (x); "
-		"CREATE TABLE verdict (x); CREATE TABLE response (x); PRAGMA user_version = 1",
+		("PRAGMA application_id = 7; CREATE TABLE pmu (x); CREATE TABLE event (x); CREATE TABLE alias (x); "
+		 "CREATE TABLE verdict (x); CREATE TABLE response (x); PRAGMA user_version = 1"),
 	};
 	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++) {
 		char name[32];
