@@ -126,9 +126,10 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 }
 
 /*
- * What a string of the plist must be: exactly n bytes with no NUL, valid
- * UTF-8, no control characters (a name with a newline would break every
- * table and SQL-free line format lauka prints), at most max bytes.
+ * What a string of the plist must be: exactly n bytes with no NUL (libplist
+ * keeps the length, C strings stop at the NUL), valid UTF-8, no control
+ * characters (a name with a newline breaks every table and one-line message
+ * lauka prints), at most max bytes.
  * what names it in the error: "key 'system.cpu.events.X'" or the like.
  */
 #define KPEP_MAX_NAME 255
