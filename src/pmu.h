@@ -75,8 +75,8 @@ void pmu_sort(struct lk_pmu *pmu);
 /*
  * The invariants the rest of lauka relies on, whatever produced the
  * catalogue (a plist, a hand-altered database): every event and alias has a
- * name; names are unique, even ignoring case (lookups are case-insensitive,
- * so one of two such names could never be reached); fixed_counter is -1 or a
+ * name; names are unique, in a kpep catalogue even ignoring case (lookups are
+ * case-insensitive, so one of two such names could never be reached); fixed_counter is -1 or a
  * counter index below 64; a fixed event's counters_mask names only its own
  * counter; a fallback names a configurable event; an alias names an event
  * exactly and is not itself the name of an event.  The catalogue must be
