@@ -359,27 +359,31 @@ int kperf_probe(struct kperf_probe *out, char *why, size_t len)
 	return 0;
 }
 
-size_t kperf_last_lost(const void *priv)
-{
-	return ((const struct kperf_priv *)priv)->lost;
-}
-
-size_t kperf_last_samples(const void *priv, size_t *threads, size_t *records)
+void kperf_last_run(const void *priv, struct kperf_run_stats *out)
 {
 	const struct kperf_priv *p = priv;
-	size_t n = 0;
-	for (size_t i = 0; i < p->smp.agg.nthreads; i++)
-		n += p->smp.agg.threads[i].nsamples;
-	if (threads)
-		*threads = kperf_agg_threads_counted(&p->smp.agg);
-	if (records)
-		*records = p->smp.agg.records;
-	return n;
+	const struct kperf_agg *a = &p->smp.agg;
+	memset(out, 0, sizeof(*out));
+	out->values = p->cfg.ncounters;
+	for (size_t i = 0; i < a->nthreads; i++)
+		out->samples += a->threads[i].nsamples;
+	out->records = a->records;
+	out->starts = a->starts;
+	out->ends = a->ends;
+	out->threads = kperf_agg_threads_counted(a);
+	out->lost = a->lost;
 }
 
-size_t kperf_values_per_sample(const void *priv)
+int kperf_rusage_of(int pid, struct kperf_rusage *out, char *why, size_t len)
 {
-	return ((const struct kperf_priv *)priv)->cfg.ncounters;
+	int r = kperf_load_sys(why, len);
+	if (r < 0)
+		return r;
+	if ((r = kperf_sys->rusage(pid, out)) < 0) {
+		lk_errbuf(why, len, "proc_pid_rusage(%d): %s", pid, strerror(-r));
+		return -LK_EIO;
+	}
+	return 0;
 }
 
 /*
@@ -437,4 +441,14 @@ const char *kperf_scope_note(const char *backend, const char *const *argv)
 			return "on macOS the counts are of the direct process only: the commands a shell (or make, "
 			       "env, xargs) starts are not counted, unlike Linux perf";
 	return NULL;
+}
+
+void kperf_record_tips(const char *backend, char *const *argv, bool first)
+{
+	const char *note = kperf_scope_note(backend, (const char *const *)argv);
+	if (note)
+		tip("%s", note);
+	if (first && backend && !strcmp(backend, "kperf"))
+		tip("kperf's configurable events count user mode only; instructions and cycles "
+		    "(proc_pid_rusage) include kernel mode");
 }

@@ -26,6 +26,7 @@
 #ifndef LAUKA_BACKEND_KPERF_H
 #define LAUKA_BACKEND_KPERF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,11 +107,17 @@ struct kperf_probe {
 	uint32_t count_before, count_after;
 };
 int kperf_probe(struct kperf_probe *out, char *why, size_t len);
-/* Of the last run of an open kperf backend instance (priv): samples, counted threads, records, lost-events records. */
-size_t kperf_last_samples(const void *priv, size_t *threads, size_t *records);
-size_t kperf_last_lost(const void *priv);
-/* Values per thread sample of an open instance (0 before open). */
-size_t kperf_values_per_sample(const void *priv);
+/* What the last run of an open kperf instance (priv) logged, for `lauka doctor`. */
+struct kperf_run_stats {
+	size_t values;			/* values per thread sample */
+	size_t samples, records;	/* complete thread samples; PERF_KPC_DATA_THREAD records */
+	size_t starts, ends;		/* records flagged DBG_FUNC_START / DBG_FUNC_END */
+	size_t threads;			/* threads counted */
+	size_t lost;			/* TRACE_LOST_EVENTS records */
+};
+void kperf_last_run(const void *priv, struct kperf_run_stats *out);
+/* proc_pid_rusage through the backend's seam (no root needed). */
+int kperf_rusage_of(int pid, struct kperf_rusage *out, char *why, size_t len);
 
 /*
  * F5: a note for a kpep event that kpc counts in user mode only (the
@@ -123,5 +130,7 @@ const char *kperf_event_note(const struct lk_pmu *pmu, const struct lk_event *ev
  * instructions/cycles on macOS), or NULL.
  */
 const char *kperf_scope_note(const char *backend, const char *const *argv);
+/* What `record` says after a command's block: the F9 note for a shell; once (first), the F5 note for kperf. */
+void kperf_record_tips(const char *backend, char *const *argv, bool first);
 
 #endif

@@ -12,6 +12,7 @@
  * are case-insensitive); other catalogues keep their own spelling (Ir, D1mr).
  */
 #include "backend.h"
+#include "backend-kperf.h"
 #include "builtin.h"
 #include "catalog.h"
 #include "db.h"
@@ -280,6 +281,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 		}
 		if (e->errata)
 			strbuf_addf(&d, "%s[errata: %s]", d.len ? " " : "", e->errata);
+		if (kperf_event_note(p, e))	/* F5: kpc's configurable counters are user mode only */
+			strbuf_addf(&d, "%s[%s]", d.len ? " " : "", kperf_event_note(p, e));
 		struct strbuf line = STRBUF_INIT;
 		strbuf_addf(&line, "%-*s  %-*s  ", (int)wname, names[i], (int)winc, inc[i]);
 		if (verdicts) {

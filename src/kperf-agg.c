@@ -22,7 +22,7 @@ void kperf_agg_release(struct kperf_agg *a)
 void kperf_agg_reset(struct kperf_agg *a)
 {
 	a->nthreads = 0;
-	a->records = a->dropped = a->lost = 0;
+	a->records = a->dropped = a->lost = a->starts = a->ends = 0;
 }
 
 static struct kperf_thread *thread_of(struct kperf_agg *a, uint64_t tid)
@@ -72,6 +72,8 @@ void kperf_agg_feed(struct kperf_agg *a, const struct kperf_kdbuf *recs, size_t 
 		a->records++;
 		struct kperf_thread *t = thread_of(a, r->tid);
 		unsigned fn = r->debugid & KPERF_FUNC_MASK;
+		a->starts += (fn & KPERF_FUNC_START) != 0;
+		a->ends += (fn & KPERF_FUNC_END) != 0;
 		if (fn & KPERF_FUNC_START) {
 			if (t->assembling)	/* the previous sample never ended */
 				a->dropped++;

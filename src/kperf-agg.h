@@ -85,6 +85,7 @@ struct kperf_agg {
 	size_t records;			/* thread-sample records consumed */
 	size_t dropped;			/* incomplete samples thrown away */
 	size_t lost;			/* TRACE_LOST_EVENTS records: the buffer wrapped */
+	size_t starts, ends;		/* records flagged DBG_FUNC_START / DBG_FUNC_END */
 };
 
 void kperf_agg_init(struct kperf_agg *a, size_t ncounters, enum kperf_base base);

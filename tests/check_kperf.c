@@ -546,7 +546,9 @@ START_TEST(test_f1_old_order_fails)
 	for (size_t i = 0; i < ARRAY_SIZE(sel); i++) {
 		ck_assert_msg(sel[i].err == 0, "%s: %s", sel[i].ev->name, sel[i].why);
 	}
-	ck_assert_uint_eq(kperf_values_per_sample(bi.priv), 10);
+	struct kperf_run_stats rs;
+	kperf_last_run(bi.priv, &rs);
+	ck_assert_uint_eq(rs.values, 10);
 	struct standin_state st = state();
 	ck_assert_uint_eq(st.thread_values, 10);
 	ck_assert(st.thread_forced);
@@ -747,7 +749,9 @@ START_TEST(test_lost_events)
 	char *argv[] = { LAUKA_BUILD "/kperf-spin", "60", "4", NULL };
 	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
 	ck_assert_uint_gt(state().lost, 0);
-	ck_assert_uint_gt(kperf_last_lost(bi.priv), 0);
+	struct kperf_run_stats rs;
+	kperf_last_run(bi.priv, &rs);
+	ck_assert_uint_gt(rs.lost, 0);
 	if (c[0].running) {
 		ck_assert(c[0].scaled && c[0].coverage <= 1.0);
 		ck_assert_uint_le(c[0].value, (uint64_t)((double)ev_branch.number * (double)c[2].value / 2 * 1.001) + 1);
