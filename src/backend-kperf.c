@@ -417,8 +417,7 @@ const char *kperf_event_note(const struct lk_pmu *pmu, const struct lk_event *ev
 {
 	if (!pmu || !pmu->kind || strcmp(pmu->kind, "kpep") || !ev || ev->fixed_counter >= 0)
 		return NULL;
-	return "kpc counts this event in user mode only (release kernels); instructions and cycles "
-	       "from proc_pid_rusage include kernel mode";
+	return "kperf: user mode only";
 }
 
 const char *kperf_scope_note(const char *backend, const char *const *argv)

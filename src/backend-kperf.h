@@ -121,7 +121,8 @@ int kperf_rusage_of(int pid, struct kperf_rusage *out, char *why, size_t len);
 
 /*
  * F5: a note for a kpep event that kpc counts in user mode only (the
- * configurable ones, flag 0 on a release kernel), or NULL.
+ * configurable ones, flag 0 on a release kernel; instructions and cycles
+ * from rusage and the fixed counters include kernel mode), or NULL.
  */
 const char *kperf_event_note(const struct lk_pmu *pmu, const struct lk_event *ev);
 /*

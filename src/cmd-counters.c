@@ -279,10 +279,10 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 			}
 			strbuf_addf(&d, ")");
 		}
-		if (e->errata)
-			strbuf_addf(&d, "%s[errata: %s]", d.len ? " " : "", e->errata);
 		if (kperf_event_note(p, e))	/* F5: kpc's configurable counters are user mode only */
 			strbuf_addf(&d, "%s[%s]", d.len ? " " : "", kperf_event_note(p, e));
+		if (e->errata)
+			strbuf_addf(&d, "%s[errata: %s]", d.len ? " " : "", e->errata);
 		struct strbuf line = STRBUF_INIT;
 		strbuf_addf(&line, "%-*s  %-*s  ", (int)wname, names[i], (int)winc, inc[i]);
 		if (verdicts) {

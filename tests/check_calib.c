@@ -18,6 +18,7 @@ static const char *const probes[] = { "alu", "chase", "branch", "store" };
 static void affine(struct calib_counts *c, double k, double r, uint64_t n)
 {
 	c->n = n;
+	c->n0 = 0;
 	c->c0 = k + r;
 	c->c1 = k + r * (double)n;
 	c->c4 = k + r * 4 * (double)n;
