@@ -727,8 +727,8 @@ START_TEST(test_coverage)
 			else
 				ck_assert(c[0].supported && c[0].enabled);	/* not counted, not zero */
 		}
-	ck_assert_msg(cov[2][0] > 0.9, "200 ms single-threaded coverage %.3f", cov[2][0]);
-	ck_assert_msg(cov[2][1] > 0.8, "200 ms 4-thread coverage %.3f", cov[2][1]);
+	ck_assert_msg(cov[2][0] > 0.7, "200 ms single-threaded coverage %.3f", cov[2][0]);
+	ck_assert_msg(cov[2][1] > 0.6, "200 ms 4-thread coverage %.3f", cov[2][1]);
 	backend_inst_close(&bi);
 }
 END_TEST
