@@ -318,9 +318,15 @@ static void *ticker(void *arg)
 			next.tv_sec++;
 			next.tv_nsec -= 1000000000L;
 		}
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		/* nanosleep to the deadline (clock_nanosleep is not on macOS, where this compiles too) */
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t left = (int64_t)(next.tv_sec - now.tv_sec) * 1000000000 + (next.tv_nsec - now.tv_nsec);
+		if (left > 0) {
+			struct timespec d = { (time_t)(left / 1000000000), (long)(left % 1000000000) };
+			nanosleep(&d, NULL);
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		}
 		if (now.tv_sec > next.tv_sec + 1)
 			next = now;	/* a late timer fires once, not once per missed period */
 		pthread_mutex_lock(&M);
