@@ -621,6 +621,15 @@ START_TEST(test_run_counts)
 		      st.kd_setups, st.kd_removes);
 	ck_assert_int_eq(st.force_sets, 1);
 	ck_assert_uint_gt(st.samples, 0);
+	/* The layout of the last run: 10 values = 3 records per sample, START on the first, END on the last. */
+	struct kperf_run_stats rs;
+	kperf_last_run(bi.priv, &rs);
+	ck_assert_uint_eq(rs.values, 10);
+	ck_assert_uint_gt(rs.samples, 0);
+	ck_assert_uint_eq(rs.records, 3 * rs.samples);
+	ck_assert_uint_eq(rs.starts, rs.samples);
+	ck_assert_uint_eq(rs.ends, rs.samples);
+	ck_assert_uint_eq(rs.threads, 2);
 	backend_inst_close(&bi);
 	assert_closed("after close");
 	ck_assert_int_eq(state().kd_removes, 1);
@@ -666,7 +675,9 @@ START_TEST(test_f2_wall_time)
 	old_bi.ops = &old_ops;
 	for (int i = 0; i < 3; i++) {
 		ck_assert_int_eq(run_once(NULL, argv, NULL, &plain, err, sizeof(err)), 0);
+		int removes0 = state().kd_removes, setups0 = state().kd_setups;
 		ck_assert_msg(run_once(&bi, argv, c, &now, err, sizeof(err)) == 0, "run: %s", err);
+		ck_assert(state().kd_removes == removes0 && state().kd_setups == setups0);	/* none per run */
 		int removes = state().kd_removes, setups = state().kd_setups;
 		ck_assert_msg(run_once(&old_bi, argv, c, &old, err, sizeof(err)) == 0, "old run: %s", err);
 		ck_assert(state().kd_removes == removes + 1 && state().kd_setups == setups + 1);
@@ -674,11 +685,18 @@ START_TEST(test_f2_wall_time)
 		best_now = now.wall_ns < best_now ? now.wall_ns : best_now;
 		best_old = old.wall_ns < best_old ? old.wall_ns : best_old;
 	}
-	/* The old sequence cost 2 x 100 ms of sleep inside every run's timed window. */
-	ck_assert_msg(best_old >= best_plain + 190000000u, "old %llu ns, plain %llu ns", (unsigned long long)best_old,
-		      (unsigned long long)best_plain);
-	ck_assert_msg(best_now + 150000000u < best_old, "new %llu ns, old %llu ns", (unsigned long long)best_now,
-		      (unsigned long long)best_old);
+	/*
+	 * The old sequence slept 2 x 100 ms in every run (asserted above from
+	 * the model's counts).  With a runner whose clock covers attach() (it
+	 * started before fork), that is in wall_time: the F2 failure.  A runner
+	 * that starts the clock when the child is released no longer shows it;
+	 * then only the new path's wall time is checked.
+	 */
+	fprintf(stderr, "F2: /bin/true wall time: plain %.1f ms, kperf %.1f ms, old kperf sequence %.1f ms\n",
+		(double)best_plain / 1e6, (double)best_now / 1e6, (double)best_old / 1e6);
+	if (best_old >= best_plain + 190000000u)
+		ck_assert_msg(best_now + 150000000u < best_old, "new %llu ns, old %llu ns", (unsigned long long)best_now,
+			      (unsigned long long)best_old);
 	ck_assert_msg(best_now < best_plain + 100000000u, "new %llu ns, plain %llu ns", (unsigned long long)best_now,
 		      (unsigned long long)best_plain);
 	backend_inst_close(&bi);
