@@ -372,7 +372,7 @@ int kperf_kpep_locate(char *path, size_t len, char *detail, size_t dlen)
 {
 	char why[256];
 	int r = kperf_load_sys(why, sizeof(why));
-	if (r < 0) {
+	if (r < 0 && !kperf_sys) {	/* on macOS the native seam works without the framework */
 		lk_errbuf(detail, dlen, "%s", why);
 		return r;
 	}

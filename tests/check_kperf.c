@@ -1,11 +1,13 @@
 /*
  * check_kperf.c: the kperf backend on Linux.  The pure parts (kperf-agg.c)
- * with tables of records; the backend itself against the stand-in frameworks
- * (tests/support/kperf-standin.c, build/libkperf-standin.so) loaded through
- * $LAUKA_KPERF_PATH / $LAUKA_KPERFDATA_PATH, driven by the real runner.
+ * with tables of records; the backend itself against the model of XNU's
+ * rules (tests/support/kperf-standin.c, build/libkperf-standin.so) loaded
+ * through $LAUKA_KPERF_PATH / $LAUKA_KPERFDATA_PATH, driven by the real
+ * runner and real children (build/kperf-spin): the model samples their
+ * threads from /proc, so coverage and timing come from real execution.
  * Each test runs in its own forked process (check's default), so the
- * stand-in's in-memory "kernel" state starts fresh; tests that need state
- * to outlive a process use $LAUKA_STANDIN_STATE.
+ * model's in-memory "kernel" starts fresh; tests that need state to
+ * outlive a process use $LAUKA_STANDIN_STATE.
  */
 #include <check.h>
 #include <dlfcn.h>
