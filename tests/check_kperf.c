@@ -1177,6 +1177,59 @@ START_TEST(test_killed_run_repaired_next_time)
 }
 END_TEST
 
+/* The model enforces XNU's rules, whatever lauka does (reference/xnu-kperf.md sections 3, 7). */
+START_TEST(test_model_rules)
+{
+	use_standin();
+	typedef int (*i_u)(uint32_t);
+	typedef int (*i_uu)(uint32_t, uint32_t);
+	typedef int (*i_uq)(uint32_t, uint64_t);
+	typedef int (*i_v)(void);
+	i_u action_count = (i_u)dlsym(standin_handle, "kperf_action_count_set");
+	i_u timer_count = (i_u)dlsym(standin_handle, "kperf_timer_count_set");
+	i_uu samplers = (i_uu)dlsym(standin_handle, "kperf_action_samplers_set");
+	i_uu timer_action = (i_uu)dlsym(standin_handle, "kperf_timer_action_set");
+	i_uq timer_period = (i_uq)dlsym(standin_handle, "kperf_timer_period_set");
+	i_u pet = (i_u)dlsym(standin_handle, "kperf_timer_pet_set");
+	i_u sample = (i_u)dlsym(standin_handle, "kperf_sample_set");
+	i_v reset = (i_v)dlsym(standin_handle, "kperf_reset");
+	const struct kperf_sys *sys = dlsym(standin_handle, KPERF_SYS_SYMBOL);
+	ck_assert(action_count && timer_count && samplers && timer_action && timer_period && pet && sample && reset && sys);
+	errno = 0;
+	ck_assert_int_eq(sample(1), -1);			/* no actions: ECANCELED */
+	ck_assert_int_eq(errno, ECANCELED);
+	ck_assert_int_eq(action_count(2), 0);
+	ck_assert(action_count(1) == -1 && errno == EINVAL);	/* cannot shrink */
+	ck_assert(action_count(33) == -1 && errno == EINVAL);
+	ck_assert(samplers(0, 1u << 4) == -1 && errno == EINVAL);	/* actions are 1-based */
+	ck_assert_int_eq(samplers(2, 1u << 4), 0);
+	ck_assert(samplers(3, 1u << 4) == -1 && errno == EINVAL);
+	ck_assert(timer_count(9) == -1 && errno == EINVAL);
+	ck_assert_int_eq(timer_count(1), 0);
+	ck_assert_int_eq(timer_period(0, 1000000), 0);		/* timers are 0-based */
+	ck_assert(timer_period(1, 1000000) == -1 && errno == EINVAL);
+	ck_assert(timer_action(0, 3) == -1 && errno == EINVAL);	/* no such action */
+	ck_assert_int_eq(sample(1), 0);
+	ck_assert(timer_action(0, 1) == -1 && errno == EBUSY);	/* timers run */
+	ck_assert(pet(0) == -1 && errno == EBUSY);
+	int on = 1;
+	ck_assert_int_eq(sys->sysctl_int("kperf.lightweight_pet", &on, NULL), -EBUSY);
+	ck_assert_int_eq(sample(0), 0);
+	/* kdebug set up, then kperf reset: kdebug stays, and so does ownership; a kdebug reset releases it. */
+	size_t zero = 0;
+	ck_assert_int_eq(sys->kdebug(KPERF_KD_SETUP, 0, NULL, &zero), -EINVAL);	/* no buffer size yet */
+	ck_assert_int_eq(sys->kdebug(KPERF_KD_SETBUF, 100, NULL, &zero), 0);
+	ck_assert_int_eq(sys->kdebug(KPERF_KD_SETUP, 0, NULL, &zero), 0);
+	ck_assert_int_eq(reset(), 0);
+	struct standin_state st = state();
+	ck_assert(st.kd_setup && st.owner == (int)getpid() && !st.action_count && !st.lightweight_pet);
+	ck_assert_int_eq(sys->kdebug(KPERF_KD_REMOVE, 0, NULL, &zero), 0);
+	st = state();
+	ck_assert(!st.kd_setup && st.owner == 0);
+	ck_assert(st.kd_setups == 1 && st.kd_removes == 1);
+}
+END_TEST
+
 /* F5: the description note for configurable kpep events. */
 START_TEST(test_event_note)
 {
@@ -1210,6 +1263,7 @@ Suite *kperf_suite(void)
 	tc = tcase_create("standin");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_detect);
+	tcase_add_test(tc, test_model_rules);
 	tcase_add_test(tc, test_catalog_locates_plist);
 	tcase_add_test(tc, test_f1_old_order_fails);
 	tcase_add_test(tc, test_run_counts);
