@@ -26,6 +26,7 @@
 #include "db.h"
 #include "error.h"
 #include "options.h"
+#include "probe-path.h"
 #include "progress.h"
 #include "runner.h"
 #include "sched.h"
@@ -39,9 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
 
 struct cal_opts {
 	const char *backend, *db;
@@ -118,44 +116,6 @@ static int choose_backend(const struct cal_opts *o, const struct lk_backend **ou
 	if (r < 0)
 		return r;
 	*out = b;
-	return 0;
-}
-
-/* $LAUKA_PROBE, else lauka-probe next to the running lauka binary. */
-static int find_probe(char *buf, size_t len)
-{
-	const char *env = getenv("LAUKA_PROBE");
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		if (access(buf, X_OK) < 0) {
-			error("LAUKA_PROBE='%s' is not an executable file", env);
-			return -1;
-		}
-		return 0;
-	}
-	char self[PATH_MAX] = "";
-#ifdef __APPLE__
-	uint32_t size = sizeof(self);
-	char raw[PATH_MAX];
-	if (_NSGetExecutablePath(raw, &size) != 0 || !realpath(raw, self))
-		self[0] = '\0';
-#else
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[n > 0 ? n : 0] = '\0';
-#endif
-	char *slash = strrchr(self, '/');
-	if (!slash) {
-		error("cannot tell where the lauka binary is, to find 'lauka-probe' next to it");
-		fix("set LAUKA_PROBE=/path/to/lauka-probe");
-		return -1;
-	}
-	*slash = '\0';
-	snprintf(buf, len, "%s/lauka-probe", self);
-	if (access(buf, X_OK) < 0) {
-		error("the probe program '%s' is missing", buf);
-		fix("build it with 'make', or set LAUKA_PROBE=/path/to/lauka-probe");
-		return -1;
-	}
 	return 0;
 }
 
@@ -447,7 +407,7 @@ int cmd_calibrate(int argc, char **argv)
 	int r = choose_backend(&o, &cr.be, argc, argv);
 	if (r < 0)
 		return -r;
-	if (find_probe(cr.probe, sizeof(cr.probe)) < 0)
+	if (probe_path_find(cr.probe, sizeof(cr.probe)) < 0)
 		return EXIT_USAGE;
 
 	int rc = EXIT_COUNTERS;
