@@ -26,6 +26,7 @@
 #include "db.h"
 #include "error.h"
 #include "options.h"
+#include "plot-calib.h"
 #include "probe-path.h"
 #include "progress.h"
 #include "runner.h"
@@ -44,6 +45,7 @@
 struct cal_opts {
 	const char *backend, *db;
 	bool quick;
+	const char *plot;		/* --plot FILE.svg */
 };
 
 /* What was measured for one catalogue event. */
@@ -84,7 +86,8 @@ static int parse_options(int argc, char **argv, struct cal_opts *o)
 		}
 		int r;
 		if ((r = opt_value(argc, argv, &i, "--backend", &o->backend)) ||
-		    (r = opt_value(argc, argv, &i, "--db", &o->db))) {
+		    (r = opt_value(argc, argv, &i, "--db", &o->db)) ||
+		    (r = opt_value(argc, argv, &i, "--plot", &o->plot))) {
 			if (r < 0)
 				return -1;
 			continue;
@@ -409,6 +412,11 @@ int cmd_calibrate(int argc, char **argv)
 		return -r;
 	if (probe_path_find(cr.probe, sizeof(cr.probe)) < 0)
 		return EXIT_USAGE;
+	char perr[512];
+	if (o.plot && plot_path_check(o.plot, perr, sizeof(perr)) < 0) {
+		error("%s", perr);
+		return EXIT_USAGE;
+	}
 
 	int rc = EXIT_COUNTERS;
 	struct catalog *cat = NULL;
@@ -537,6 +545,12 @@ int cmd_calibrate(int argc, char **argv)
 		bool is_default = cr.be == backend_default();
 		printf("verdicts stored for machine '%s'; see 'lauka counters --details%s%s'\n", catalog_machine(cat),
 		       is_default ? "" : " --backend ", is_default ? "" : cr.be->name);
+		if (o.plot && plot_calib_write(cat, cr.be->name, o.plot, err, sizeof(err)) < 0) {
+			error("%s", err);
+			rc = EXIT_USAGE;
+		} else if (o.plot) {
+			printf("plot written to '%s'\n", o.plot);
+		}
 	}
 	goto out;
 

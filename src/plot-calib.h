@@ -1,0 +1,28 @@
+/*
+ * plot-calib.h: the calibration plot of a catalogue from what the database
+ * holds (the latest verdict of each event with its per-probe responses), so
+ * `lauka calibrate --plot` and `lauka counters --details --plot` draw the
+ * same picture from the same stored numbers.
+ */
+#ifndef LAUKA_PLOT_CALIB_H
+#define LAUKA_PLOT_CALIB_H
+
+#include <stddef.h>
+
+struct catalog;
+
+/*
+ * Write the plot of the latest stored calibration of cat's catalogue by
+ * backend `backend` to the file `path`.  0; -LK_ENOENT when nothing is
+ * stored; -LK_EDB, -LK_EIO with err filled.
+ */
+int plot_calib_write(struct catalog *cat, const char *backend, const char *path, char *err, size_t len);
+
+/*
+ * Can `path` be written (an existing writable file, or a new one in a
+ * writable directory)?  Checked before long work starts, without touching
+ * the file.  0, or -LK_EIO with err filled.
+ */
+int plot_path_check(const char *path, char *err, size_t len);
+
+#endif
