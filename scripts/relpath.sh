@@ -9,9 +9,14 @@ norm() { # squeeze //, drop /./ and a trailing /
 	printf '%s\n' "$1" | sed -e 's://*:/:g' -e 's:/\./:/:g' -e 's:/\.$::' -e 's:\(.\)/$:\1:'
 }
 from=$(norm "$1"); to=$(norm "$2")
-case "$from$to" in *..*) echo "relpath.sh: '..' in '$1' or '$2'" >&2; exit 1 ;; esac
-case "$from" in /*) ;; *) echo "relpath.sh: '$1' is not absolute" >&2; exit 1 ;; esac
-case "$to" in /*) ;; *) echo "relpath.sh: '$2' is not absolute" >&2; exit 1 ;; esac
+for d in "$from" "$to"; do
+	case "$d" in
+	*/../*|*/..|../*|..) ;;
+	/*) continue ;;
+	esac
+	echo "error: install directories (PREFIX, BINDIR, LIBEXECDIR) must be absolute paths without '..': '$d'" >&2
+	exit 1
+done
 # The common ancestor: shorten FROM until TO starts with it.
 common=$from up=""
 while :; do
