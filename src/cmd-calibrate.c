@@ -122,12 +122,14 @@ static int choose_backend(const struct cal_opts *o, const struct lk_backend **ou
 	return 0;
 }
 
-static void progress(struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what)
+/* "pass 2/3: chase 4x (n=4000000)": the pass, the probe, its scale, then the ETA. */
+static void progress(struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what, uint64_t n)
 {
-	if (npasses > 1)
-		progress_show(&cr->prog, "[pass %zu/%zu] %s %s", pass + 1, npasses, probe, what);
+	if (npasses)
+		progress_show(&cr->prog, "pass %zu/%zu: %s %s (n=%llu)", pass + 1, npasses, probe, what,
+			      (unsigned long long)n);
 	else
-		progress_show(&cr->prog, "%s %s", probe, what);
+		progress_show(&cr->prog, "%s %s (n=%llu)", what, probe, (unsigned long long)n);
 }
 
 /* Run one probe once; returns 0, or -1 after printing why. */
@@ -227,7 +229,7 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 			uint64_t n1 = cr->scales[p].n;
 			const uint64_t scale[3] = { 1, n1, 4 * n1 };
 			for (int k = 0; k < 3; k++) {
-				progress(cr, pass, npasses, cr->scales[p].probe, what[k]);
+				progress(cr, pass, npasses, cr->scales[p].probe, what[k], scale[k]);
 				if (run_probe(cr, p, scale[k], &bi, counts) < 0) {
 					ret = -1;
 					break;
@@ -497,7 +499,7 @@ int cmd_calibrate(int argc, char **argv)
 
 	/* Warm-up: each probe once, unmeasured. */
 	for (size_t p = 0; p < cr.nprobes; p++) {
-		progress(&cr, 0, 1, cr.scales[p].probe, "warm-up");
+		progress(&cr, 0, 0, cr.scales[p].probe, "warm-up", cr.scales[p].n);
 		if (run_probe(&cr, p, cr.scales[p].n, NULL, NULL) < 0)
 			goto interrupted;
 	}
