@@ -26,7 +26,7 @@
 #include "db.h"
 #include "error.h"
 #include "options.h"
-#include "plot-calib.h"
+#include "plot-out.h"
 #include "probe-path.h"
 #include "progress.h"
 #include "runner.h"

@@ -18,7 +18,7 @@
 #include "error.h"
 #include "kpep.h"
 #include "options.h"
-#include "plot-calib.h"
+#include "plot-out.h"
 #include "sched.h"
 #include "util.h"
 

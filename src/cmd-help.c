@@ -48,6 +48,7 @@ static const char record_usage[] =
 	"      --color WHEN        auto (default), never or ansi\n"
 	"      --show-output       let the commands write to the terminal\n"
 	"      --json FILE         also write statistics, deltas and every sample as JSON\n"
+	"      --plot FILE         also draw every delta with its interval as SVG (two or more commands)\n"
 	"      --db PATH           the catalogue database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
 	"  -h, --help              show this help\n"
 	"\n"

@@ -323,11 +323,11 @@ int plot_deltas_svg(FILE *o, const struct plot_deltas *p)
 	double pad = (hi - lo) * 0.06;
 	lo -= pad;
 	hi += pad;
-	const double step = plot_nice_step(hi - lo, 6);
+	const double step = plot_nice_step(hi - lo, 5);
 	lo = floor(lo / step) * step;
 	hi = ceil(hi / step) * step;
 	const double row_h = fmax(ROW_H, 14.0 * (double)nc + 6);
-	const double x_name = MARGIN, x_axis = x_name + wname + 18, w_axis = 520;
+	const double x_name = MARGIN, x_axis = x_name + wname + 40, w_axis = 520;
 	const double x_val = x_axis + w_axis + 18;
 	double wval = text_w("-100.0% [-100.0%, -100.0%] unbounded");
 	double width = x_val + wval + MARGIN;
@@ -419,7 +419,7 @@ int plot_deltas_svg(FILE *o, const struct plot_deltas *p)
 	fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>\n", x_axis, y_bottom,
 		x_axis + w_axis, y_bottom);
 	text(o, MARGIN, y_bottom + 38, NULL, " fill=\"#555555\"",
-	     "shaded: within +-1%, where no change counts; dashed: the interval is unbounded (reference mean not clearly above 0)");
+	     "shaded: within ±1%, where no change counts; dashed: the interval is unbounded (reference mean not clearly above 0)");
 #undef XOF
 	return finish(o);
 }

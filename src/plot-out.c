@@ -1,5 +1,6 @@
 /*
- * plot-calib.c: stored calibration -> plot_cal -> SVG file (see plot-calib.h).
+ * plot-out.c: stored calibration -> plot_cal -> SVG file, record rows ->
+ * plot_deltas -> SVG file (see plot-out.h).
  *
  * The database keeps per_unit_1x = (c1 - c0)/(n - 1) and per_unit_4x =
  * (c4 - c0)/(4n - 1) (calib.h); the response the calibrate table prints is
@@ -7,7 +8,7 @@
  * uses (n >= 5e5) is (4 p4 - p1)/3 to better than one part in 10^6 of the
  * difference between the two, so that is what is drawn.
  */
-#include "plot-calib.h"
+#include "plot-out.h"
 
 #include "calib.h"
 #include "catalog.h"
@@ -155,4 +156,43 @@ int plot_path_check(const char *path, char *err, size_t len)
 		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(-r));
 	free(dir);
 	return r < 0 ? -LK_EIO : 0;
+}
+
+int plot_record_write(const char *path, const char *backend, char *const *cmds, size_t ncmds,
+		      struct report_row *const *rows, size_t nmeas, char *err, size_t len)
+{
+	if (ncmds < 2) {
+		lk_errbuf(err, len, "nothing to plot: --plot draws deltas against the first command");
+		return -1;
+	}
+	const char **names = xcalloc(nmeas ? nmeas : 1, sizeof(*names));
+	struct lk_delta *d = xcalloc(nmeas * (ncmds - 1) + 1, sizeof(*d));
+	for (size_t m = 0; m < nmeas; m++) {
+		/* a command that failed before its first run has no row names */
+		for (size_t c = 0; c < ncmds && !names[m]; c++)
+			names[m] = rows[c] ? rows[c][m].name : NULL;
+		for (size_t c = 1; c < ncmds; c++)
+			if (rows[c] && rows[c][m].has_delta)
+				d[m * (ncmds - 1) + c - 1] = rows[c][m].delta;
+	}
+	char title[160];
+	snprintf(title, sizeof(title), "lauka record: %zu commands, %s backend", ncmds, backend);
+	struct plot_deltas pd = {
+		.title = title, .commands = (const char *const *)cmds, .ncmds = ncmds,
+		.measurements = names, .nmeas = nmeas, .d = d,
+	};
+	int r = 0;
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		r = -1;
+	} else {
+		int w = plot_deltas_svg(f, &pd);
+		if (fclose(f) != 0 || w < 0)
+			r = -1;
+	}
+	if (r < 0)
+		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(errno));
+	free(names);
+	free(d);
+	return r;
 }
