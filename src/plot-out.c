@@ -105,6 +105,19 @@ int plot_calib_write(struct catalog *cat, const char *backend, const char *path,
 				}
 		}
 	}
+	/* Measured events first, so the picture starts with what was seen; the rest below, each still named. */
+	struct plot_cal_event *sorted = xcalloc(ne ? ne : 1, sizeof(*sorted));
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < ne; i++)
+			if (ev[i].measured == (pass == 0)) {
+				sorted[k] = ev[i];
+				if (!sorted[k].measured)
+					sorted[k].profile = NULL;
+				k++;
+			}
+	free(ev);
+	ev = sorted;
 	char title[256], sub[512], date[64] = "";
 	snprintf(title, sizeof(title), "Counter response per unit of work: %s backend, catalogue '%s'", backend,
 		 pmu->name);
