@@ -25,6 +25,11 @@ fi
 # To a pipe: no progress at all.
 run "$LAUKA" calibrate --backend valgrind --quick --plot cal.svg
 expect_rc 0; expect_out "plot written to 'cal.svg'"
+# The table calibrate printed (response = (c4 - c1)/3n, computed from the counts) is what the plot
+# must show, though the plot is drawn from the per-unit values stored in the database.
+printf '%s\n' "$out" | awk '$1 == "event" { on = 1; next } on && NF == 0 { exit } on { print $1, $4, $5, $6, $7 }' > table.txt
+[ "$(head -1 table.txt | wc -w)" -eq 5 ] || fail "cannot read calibrate's table: $out"
+[ "$(wc -l < table.txt)" -ge 10 ] || fail "too few rows in calibrate's table: $out"
 printf '%s' "$err" | grep -q 'pass 1/1' && fail "progress written to a pipe: $err"
 
 run "$LAUKA" counters --backend valgrind --details
@@ -36,7 +41,7 @@ expect_rc 0; expect_err "plot written to 'again.svg'"
 printf '%s\n' "$out" | grep -q 'plot written' && fail "counters --plot wrote its message to stdout"
 cmp -s cal.svg again.svg || fail "counters --details --plot drew a different picture from the same stored calibration"
 
-python3 - cal.svg verdicts.tsv <<'PY' || fail "SVG check failed"
+python3 - cal.svg verdicts.tsv table.txt <<'PY' || fail "SVG check failed"
 import sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
 root = ET.parse(sys.argv[1]).getroot()
@@ -62,6 +67,20 @@ for name, verdict in rows:
         continue
     for p in ("alu", "chase", "branch", "store"):
         assert any(t.startswith("%s on %s: " % (name, p)) for t in titles), "no marker for %s on %s" % (name, p)
+# every value of calibrate's table, as drawn
+probes = ("alu", "chase", "branch", "store")
+value = {}
+for t in titles:
+    head, _, rest = t.partition(": ")
+    value[head] = float(rest.split()[0])
+for line in open(sys.argv[3]):
+    ev, *cells = line.split()
+    for p, cell in zip(probes, cells):
+        v = value["%s on %s" % (ev, p)]
+        if cell == "0":
+            assert abs(v) < 5e-5, (ev, p, cell, v)
+        else:
+            assert abs(v - float(cell)) <= 1e-3 * abs(float(cell)), (ev, p, cell, v)
 # Ir is 2 per alu iteration under valgrind (exact), drawn as such
 assert "Ir on alu: 2 per unit" in titles, [t for t in titles if t.startswith("Ir on")]
 # gridline labels, one per factor of ten, around 1
