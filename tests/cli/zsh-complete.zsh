@@ -26,6 +26,13 @@ zpty -w z "compadd() { local -a __m; builtin compadd -O __m \"\$@\"; (( \$#__m )
 zpty -w z "print RE''ADY"
 await '*READY*' || exit 3
 zpty -w -n z "$line"$'\t'
+# Let the completion finish before typing on (zle may drop a completion when keys are pending):
+# wait (up to 20 s) for the first match to be logged, then a moment for the rest.
+for i in {1..200}; do
+	[[ -s $log ]] && break
+	sleep 0.1
+done
+sleep 0.3
 # Then clear the line and print a marker; its echo reads DO''NE, its output DONE.
 zpty -w -n z $'\C-u'"print DO''NE"$'\n'
 await '*DONE*' || exit 3
