@@ -122,7 +122,7 @@ static int choose_backend(const struct cal_opts *o, const struct lk_backend **ou
 	return 0;
 }
 
-/* "pass 2/3: chase 4x (n=4000000)": the pass, the probe, its scale, then the ETA. */
+/* "pass 2/3: chase 4x (n=4000000)": the pass, the probe, its scale, then the ETA; npasses 0: the warm-up. */
 static void progress(struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what, uint64_t n)
 {
 	if (npasses)

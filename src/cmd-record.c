@@ -606,8 +606,12 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	if (o.plot && (o.ncmds < 2 ? lk_errbuf(err, sizeof(err), "--plot draws deltas against the first command: "
-					       "give two or more commands"), -1 : plot_path_check(o.plot, err, sizeof(err))) < 0) {
+	if (o.plot && o.ncmds < 2) {
+		error("--plot draws deltas against the first command: give two or more commands");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o.plot && plot_path_check(o.plot, err, sizeof(err)) < 0) {
 		error("%s", err);
 		rc = EXIT_USAGE;
 		goto out;
