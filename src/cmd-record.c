@@ -23,6 +23,7 @@
 #include "error.h"
 #include "export.h"
 #include "options.h"
+#include "plot-out.h"
 #include "progress.h"
 #include "report.h"
 #include "runner.h"
@@ -53,6 +54,7 @@ struct record_opts {
 	const char *json;
 	char **cmds;
 	size_t ncmds;
+	const char *plot;	/* --plot FILE.svg: the deltas drawn */
 };
 
 /* One measured quantity: which backend instance and which of its events. */
@@ -132,6 +134,12 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			if (r < 0)
 				return -1;
 			o->backend = v;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--plot", &v))) {
+			if (r < 0)
+				return -1;
+			o->plot = v;
 			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "--json", &v))) {
@@ -599,6 +607,16 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	if (o.plot && o.ncmds < 2) {
+		error("--plot draws deltas against the first command: give two or more commands");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o.plot && plot_path_check(o.plot, err, sizeof(err)) < 0) {
+		error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (o.json && !(json = fopen(o.json, "w"))) {
 		error("cannot write '%s': %s", o.json, strerror(errno));
 		rc = EXIT_USAGE;
@@ -738,6 +756,10 @@ int cmd_record(int argc, char **argv)
 			rc = rc ? rc : EXIT_USAGE;
 		}
 		json = NULL;
+	}
+	if (o.plot && plot_record_write(o.plot, be ? be->name : "rusage", o.cmds, o.ncmds, rows, ncols, err, sizeof(err)) < 0) {
+		error("%s", err);
+		rc = rc ? rc : EXIT_USAGE;
 	}
 	free(coverage);
 	free(counted);
