@@ -66,6 +66,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "valgrind-events.tsv.inc"
@@ -458,16 +460,27 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 /*
  * Is the filesystem of dir full (or the user's quota used up)?  Asked when
  * an output file is missing, empty or cut short, before anything is
- * deleted: valgrind says nothing when it cannot write its output.
+ * deleted: valgrind says nothing when it cannot write its output.  By then
+ * each process has freed the unlinked files it kept in TMPDIR while it ran
+ * (its /proc/self/cmdline and auxv stand-ins, a page or two each), so a
+ * disk that was full can have a little room again: under 4 MiB free counts
+ * as full, and so does a 64 KiB test write that fails.
  */
-static bool disk_full(const char *dir)
+static bool disk_full(const char *dir, unsigned long long *avail_kib)
 {
+	struct statvfs st;
+	*avail_kib = 0;
+	if (statvfs(dir, &st) == 0) {
+		*avail_kib = (unsigned long long)st.f_bavail * st.f_frsize / 1024;
+		if (*avail_kib < 4096 || (st.f_files && !st.f_favail))
+			return true;
+	}
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/.space", dir);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return errno == ENOSPC || errno == EDQUOT;
-	static const char block[4096];
+	static const char block[65536];
 	ssize_t w = write(fd, block, sizeof(block));
 	int e = errno;
 	close(fd);
@@ -475,10 +488,14 @@ static bool disk_full(const char *dir)
 	return w < 0 && (e == ENOSPC || e == EDQUOT);
 }
 
-static void disk_full_error(const struct valgrind_priv *p, char *err, size_t len)
+static int check_space(const struct valgrind_priv *p, char *err, size_t len)
 {
-	lk_errbuf(err, len, "the disk is full: valgrind could not write its counts in '%s' "
-		  "(free space there, or set TMPDIR to a directory on another filesystem)", p->dir);
+	unsigned long long kib;
+	if (!disk_full(p->dir, &kib))
+		return 0;
+	lk_errbuf(err, len, "the disk is full: valgrind could not write its counts in '%s' (%llu KiB free now; "
+		  "free space there, or set TMPDIR to a directory on another filesystem)", p->dir, kib);
+	return -LK_EIO;
 }
 
 /* The pid in a cg.<pid>.out name, or -1. */
@@ -541,9 +558,7 @@ static int sweep(struct valgrind_priv *p, long root, const char *const *names, u
 				uint64_t miss = 0;
 				char why[200];
 				if (valgrind_parse_out(buf, n, names, p->n, sums, &miss, why, sizeof(why)) < 0) {
-					if (disk_full(p->dir))
-						disk_full_error(p, err, len);
-					else
+					if (check_space(p, err, len) == 0)
 						lk_errbuf(err, len, "'%s': %s", path, why);
 					ret = -LK_EIO;
 				} else if (out_pid(de->d_name) == root) {
@@ -569,12 +584,11 @@ static int valgrind_read(void *priv, const struct lk_run_info *run, struct lk_co
 	for (size_t i = 0; i < p->n; i++)
 		names[i] = p->sel[i].ev->name;
 	int r = sweep(p, p->cmdline ? (long)run->pid : -1, names, sums, &missing, &nfiles, err, len);
-	/* No file at all: valgrind could not write one, or it or the command
-	 * failed before any process finished (the runner reports that). */
-	if (r == 0 && nfiles == 0 && p->cmdline && disk_full(p->dir)) {
-		disk_full_error(p, err, len);
-		r = -LK_EIO;
-	}
+	/* No file at all from a run that succeeded: valgrind could not write
+	 * one.  (When the command or valgrind failed before any process
+	 * finished, the runner reports that failure.) */
+	if (r == 0 && nfiles == 0 && p->cmdline && WIFEXITED(run->status) && WEXITSTATUS(run->status) == 0)
+		r = check_space(p, err, len);
 	for (size_t i = 0; i < p->n; i++) {
 		bool ok = nfiles > 0 && !(missing & (1ull << i));
 		out[i] = (struct lk_counts){ .value = ok ? sums[i] : 0, .enabled = ok, .running = ok, .supported = ok };
