@@ -97,6 +97,7 @@ struct valgrind_priv {
 	char valgrind[PATH_MAX];
 	char env[PATH_MAX];	/* /usr/bin/env when pinning, "" when inheriting */
 	char *cmdline;		/* the wrapped command as a cmd: line shows it; NULL when unknown */
+	char *cmdline_path;	/* the same with argv[0] resolved (valgrind shows scripts found in PATH so) */
 	char *warned;		/* the last command warned about exec: each is warned once */
 };
 
@@ -426,10 +427,14 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 {
 	struct valgrind_priv *p = priv;
 	free(p->cmdline);
-	p->cmdline = NULL;
+	free(p->cmdline_path);
+	p->cmdline = p->cmdline_path = NULL;
 	if (!valgrind_can_run(argv[0]))
 		return NULL;
 	p->cmdline = valgrind_join_argv(argv);
+	char resolved[PATH_MAX];
+	if (p->cmdline && runner_resolve(argv[0], resolved, sizeof(resolved)) == 0)
+		p->cmdline_path = xasprintf("%s%s", resolved, p->cmdline + strlen(argv[0]));
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
@@ -516,7 +521,7 @@ static void check_exec(struct valgrind_priv *p, const char *buf, size_t n)
 	if (!p->cmdline || (p->warned && !strcmp(p->warned, p->cmdline)))
 		return;
 	char *cmd = valgrind_out_cmd(buf, n);
-	if (cmd && strcmp(cmd, p->cmdline)) {
+	if (cmd && strcmp(cmd, p->cmdline) && !(p->cmdline_path && !strcmp(cmd, p->cmdline_path))) {
 		if (term_capable(STDERR_FILENO))
 			fputs("\r\033[K", stderr);
 		warning("'%s' replaced itself by exec with '%s': valgrind counts only the program it became, "
@@ -609,8 +614,9 @@ static void valgrind_close(void *priv)
 {
 	struct valgrind_priv *p = priv;
 	free(p->cmdline);
+	free(p->cmdline_path);
 	free(p->warned);
-	p->cmdline = p->warned = NULL;
+	p->cmdline = p->cmdline_path = p->warned = NULL;
 	if (!p->dir[0])
 		return;
 	sweep(p, -1, NULL, NULL, NULL, NULL, NULL, 0);

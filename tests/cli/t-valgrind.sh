@@ -61,6 +61,10 @@ printf '#!/bin/sh\n%s alu 10\n' "$P" > withshebang && chmod +x withshebang
 run "$LAUKA" record --color never --backend valgrind -m Ir -- ./withshebang "$P alu 10"
 expect_rc 0
 [ -z "$err" ] || fail "a #! script or a plain command warned: $err"
+# (valgrind names a script found in PATH by its full path: still no exec)
+run env PATH="$PWD:$PATH" "$LAUKA" record --color never --backend valgrind -m Ir -- withshebang
+expect_rc 0
+[ -z "$err" ] || fail "a #! script found in PATH warned: $err"
 
 # A command that replaces itself by exec counts only the program it became: say so, once per command.
 run "$LAUKA" record --color never --backend valgrind -m Ir -- "sh -c 'exec $P alu 10'" "env $P alu 10"
