@@ -72,7 +72,8 @@
 
 #include "valgrind-events.tsv.inc"
 
-#define VG_MAX_OUT (64u << 20)
+/* The lines kept from an output file: a part is a few hundred bytes of them. */
+#define VG_MAX_KEPT (64u << 20)
 
 static const char *const valgrind_defaults[] = { "Ir", "D1mr", "DLmr", "Bcm", NULL };
 
@@ -503,6 +504,59 @@ static int check_space(const struct valgrind_priv *p, char *err, size_t len)
 	return -LK_EIO;
 }
 
+/*
+ * Read the lines of an output file that its counts and command are read
+ * from (events:, summary:, totals:, creator:, cmd:), leaving out the cost
+ * lines: a process that forks often writes a part per dump, and its file
+ * can grow far beyond what is worth holding in memory.  0, or -errno.
+ */
+static int read_kept_lines(const char *path, char **out, size_t *len)
+{
+	static const char *const keep[] = { "events:", "summary:", "totals:", "creator:", "cmd:" };
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	char *line = NULL, *buf = NULL;
+	size_t cap = 0, n = 0, bufcap = 0;
+	ssize_t l;
+	int ret = 0;
+	while ((l = getline(&line, &cap, f)) > 0) {
+		bool kept = false;
+		for (size_t i = 0; i < ARRAY_SIZE(keep) && !kept; i++)
+			kept = !strncmp(line, keep[i], strlen(keep[i]));
+		if (!kept)
+			continue;
+		if (n + (size_t)l + 2 > VG_MAX_KEPT) {
+			ret = -EFBIG;
+			break;
+		}
+		if (n + (size_t)l + 2 > bufcap) {
+			bufcap = (n + (size_t)l + 2) * 2;
+			char *nb = realloc(buf, bufcap);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		memcpy(buf + n, line, (size_t)l);
+		n += (size_t)l;
+		if (buf[n - 1] != '\n')
+			buf[n++] = '\n';
+	}
+	if (!ret && ferror(f))
+		ret = -EIO;
+	free(line);
+	fclose(f);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
 /* The pid in a cg.<pid>.out name, or -1. */
 static long out_pid(const char *name)
 {
@@ -555,7 +609,7 @@ static int sweep(struct valgrind_priv *p, long root, const char *const *names, u
 		if (names && ret == 0 && !strncmp(de->d_name, "cg.", 3)) {
 			char *buf = NULL;
 			size_t n = 0;
-			int r = lk_read_file(path, VG_MAX_OUT, &buf, &n);
+			int r = read_kept_lines(path, &buf, &n);
 			if (r < 0) {
 				lk_errbuf(err, len, "cannot read valgrind's output '%s': %s", path, strerror(-r));
 				ret = -LK_EIO;
