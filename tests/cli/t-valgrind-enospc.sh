@@ -6,6 +6,7 @@ P="$LAUKA_BUILD/lauka-probe"
 mkdir mnt
 mount -t tmpfs -o size=1m,mode=1777 tmpfs mnt 2>mount.err || skip "cannot mount a tmpfs: $(cat mount.err)"
 trap 'umount "$PWD/mnt"' EXIT
+trap 'exit 1' INT TERM HUP
 
 # Room: it works (so what follows fails for the reason tested).
 run env TMPDIR="$PWD/mnt" "$LAUKA" record --color never --backend valgrind -m Ir -- "$P alu 1e5"
