@@ -985,6 +985,8 @@ int db_latest_responses(struct db *db, const char *pmu, const char *backend, con
 	bind_text(st, 2, backend);
 	bind_text(st, 3, machine);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_TEXT || sqlite3_column_type(st, 1) != SQLITE_TEXT)
+			continue;	/* hand-altered: a response without an event or probe says nothing */
 		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
 		struct db_response *x = &(*out)[(*n)++];
 		x->event = col_text(st, 0);
