@@ -85,6 +85,18 @@ struct lk_backend {
 	int (*read)(void *priv, const struct lk_run_info *run, struct lk_counts *out, char *err, size_t len);
 	void (*detach)(void *priv);
 	void (*close)(void *priv);
+	/*
+	 * Optional: the measured command's exit status when the backend knows it
+	 * better than wait() does (xctrace: the child is the recorder, the trace
+	 * holds the command's status).  Asked after read(); false = keep wait()'s.
+	 */
+	bool (*exit_status)(void *priv, int *code);
+	/*
+	 * Optional: a JSON value with per-run details since the last call
+	 * (xctrace: per-thread totals), malloc'd, or NULL; `record --json` adds
+	 * it to the command's entry under the backend's name.
+	 */
+	char *(*json_detail)(void *priv);
 };
 
 /* A backend with its private state, as the runner and the commands hold it. */

@@ -20,6 +20,7 @@
 #include "options.h"
 #include "sched.h"
 #include "util.h"
+#include "xctrace-slots.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -434,6 +435,8 @@ int cmd_counters(int argc, char **argv)
 		r = check_set(&o, catalog_pmu(cat));
 	else
 		print_catalogue(&o, b, cat);
+	if (!o.check && o.details && !strcmp(b->name, "xctrace"))
+		xctrace_print_slot_map(catalog_db(cat), stdout);
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);
 		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);

@@ -21,6 +21,7 @@
 #include "compare.h"
 #include "error.h"
 #include "export.h"
+#include "xctrace-slots.h"
 #include "options.h"
 #include "progress.h"
 #include "report.h"
@@ -48,6 +49,7 @@ struct record_opts {
 	const char *backend;
 	enum color_mode color;
 	bool show_output;
+	bool guided;		/* --guided: xctrace's guided-mode slots, named by calibration */
 	const char *db;
 	const char *json;
 	char **cmds;
@@ -103,6 +105,10 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			return help_show("record"), 1;
 		if (!strcmp(a, "--show-output")) {
 			o->show_output = true;
+			continue;
+		}
+		if (!strcmp(a, "--guided")) {
+			o->guided = true;
 			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "-n", &v)) || (r = opt_value(argc, argv, &i, "--runs", &v)) ||
@@ -461,6 +467,8 @@ int cmd_record(int argc, char **argv)
 	}
 
 	const struct lk_backend *be = NULL;
+	if (o.guided && xctrace_record_guided(o.backend) < 0)
+		goto out;
 	int r = choose_backend(&o, &be, argc, argv);
 	if (r < 0) {
 		rc = -r;
@@ -591,7 +599,7 @@ int cmd_record(int argc, char **argv)
 			c->index = i;
 			const struct lk_event *ev = bi[b].sel[i].ev;
 			c->label = bpmu && b == 1 && !strcmp(bpmu->kind, "kpep") ? pmu_display_name(ev->name)
-										  : xstrdup(ev->name);
+				   : o.guided && b == 1 ? xctrace_slot_label(cat, ev) : xstrdup(ev->name);
 			c->unit = ev->unit;
 			if (strlen(c->label) > name_width)
 				name_width = strlen(c->label);
@@ -728,6 +736,10 @@ int cmd_record(int argc, char **argv)
 			.command = cmd->text, .exit_code = failed ? (res.exit_code ? res.exit_code : 127) : 0,
 			.runs = done, .rows = rows[ci], .samples = (const double *const *)vals[ci], .nrows = ncols,
 		};
+		if (nbi > 1 && bi[1].ops->json_detail) {
+			exp[nexp - 1].detail_key = be->name;
+			exp[nexp - 1].detail = bi[1].ops->json_detail(bi[1].priv);
+		}
 	}
 	if (json) {
 		export_json(json, be ? be->name : "rusage", exp, nexp);
@@ -737,6 +749,8 @@ int cmd_record(int argc, char **argv)
 		}
 		json = NULL;
 	}
+	for (size_t i = 0; i < nexp; i++)
+		free((char *)exp[i].detail);
 	free(coverage);
 	free(counted);
 	for (size_t b = 0; b < 2; b++)

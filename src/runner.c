@@ -333,6 +333,13 @@ wait_child:
 				ret = rr;
 		}
 	}
+	for (size_t i = 0; i < nbackends && ret == 0; i++) {
+		int code;
+		if (backends[i].ops->exit_status && backends[i].ops->exit_status(backends[i].priv, &code)) {
+			res->exit_code = code;
+			res->term_signal = 0;
+		}
+	}
 	for (size_t i = 0; i < nbackends; i++)
 		if (backends[i].ops->detach)
 			backends[i].ops->detach(backends[i].priv);
