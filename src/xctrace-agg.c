@@ -20,8 +20,10 @@ void xct_sum_init(struct xct_sum *s, int64_t pid, size_t nvalues, bool guided, u
 void xct_sum_release(struct xct_sum *s)
 {
 	free(s->threads);
+	free(s->cores);
 	s->threads = NULL;
-	s->nthreads = 0;
+	s->cores = NULL;
+	s->nthreads = s->ncores = 0;
 }
 
 static struct xct_thread *thread_of(struct xct_sum *s, int64_t tid)
@@ -36,9 +38,27 @@ static struct xct_thread *thread_of(struct xct_sum *s, int64_t tid)
 	return t;
 }
 
+/* The sequence number of the last sample seen on a core (any process), 0 when none. */
+static size_t *core_slot(struct xct_sum *s, int64_t core)
+{
+	for (size_t i = 0; i < s->ncores; i++)
+		if (s->cores[i].core == core)
+			return &s->cores[i].last_seq;
+	s->cores = xrealloc(s->cores, (s->ncores + 1) * sizeof(*s->cores));
+	s->cores[s->ncores].core = core;
+	s->cores[s->ncores].last_seq = 0;
+	return &s->cores[s->ncores++].last_seq;
+}
+
 int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen)
 {
 	struct xct_sum *s = ctx;
+	size_t seq = ++s->seq, prev_on_core = 0;
+	if (s->guided) {
+		size_t *c = core_slot(s, row->core);
+		prev_on_core = *c;
+		*c = seq;
+	}
 	if (row->pid != s->pid) {
 		s->rows_other++;
 		return 0;
@@ -85,7 +105,9 @@ int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen)
 	uint64_t now = row->time_ns;
 	if (!t->have_prev)
 		t->first_time = now;
-	bool adjacent = t->have_prev && row->has_time && row->core == t->prev_core && now > t->prev_time &&
+	/* Adjacent: this thread's previous sample is also the core's previous one, and close in time. */
+	bool adjacent = t->have_prev && row->has_time && row->core == t->prev_core && prev_on_core == t->prev_seq &&
+			now > t->prev_time &&
 			(double)(now - t->prev_time) <= XCT_ADJACENT_PERIODS * (double)s->period_ns;
 	for (size_t i = 0; adjacent && i < s->nvalues; i++)
 		if (row->values[i] < t->prev[i])
@@ -101,6 +123,7 @@ int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen)
 		s->baselines++;
 	}
 	t->have_prev = true;
+	t->prev_seq = seq;
 	t->prev_core = row->core;
 	t->prev_time = now;
 	if (now > t->last_time)
@@ -128,13 +151,9 @@ size_t xct_sum_slots(const struct xct_sum *s)
 
 /* ---- slot naming ---- */
 
-/* Expected counts per unit of work (catalog/expectations.tsv, DESIGN "Probes"). */
+/* The alu loop's instructions per iteration (probes/: subs/b.ne, dec/jnz): what the work slot counts. */
 #define ALU_INSTR_PER_ITER 2.0
-#define CHASE_MISSES_PER_STEP 1.0
-#define BRANCH_MISSES_PER_ITER 0.5
-/* A named slot must count within this factor of the expected number per unit. */
-#define PLAUSIBLE_FACTOR 4.0
-/* The control's reading below which it counts as zero (per work unit). */
+/* The control's reading below which it counts as zero (per work-slot count). */
 #define CONTROL_FLOOR 1e-9
 
 static double per_unit(const struct xct_probe_counts *p, size_t s)
@@ -142,19 +161,14 @@ static double per_unit(const struct xct_probe_counts *p, size_t s)
 	return p->units > 0 ? (double)p->slots[s] / p->units : 0;
 }
 
-static bool plausible(double v, double expected)
-{
-	return v >= expected / PLAUSIBLE_FACTOR && v <= expected * PLAUSIBLE_FACTOR;
-}
-
-/* Best and second-best response among the plausible slots; returns the best or -1. */
-static long pick(size_t nslots, long work, const double *probe_norm, const double *control_norm,
-		 const struct xct_probe_counts *probe, double expected, double *best, double *second)
+/* Best and second-best response (probe / control) among the slots but the work slot; the best, or -1. */
+static long pick(size_t nslots, long work, const double *probe_norm, const double *control_norm, double *best,
+		 double *second)
 {
 	long b = -1;
 	*best = *second = 0;
 	for (size_t s = 0; s < nslots; s++) {
-		if ((long)s == work || !plausible(per_unit(probe, s), expected))
+		if ((long)s == work)
 			continue;
 		double resp = probe_norm[s] / fmax(control_norm[s], CONTROL_FLOOR);
 		if (resp > *best) {
@@ -201,10 +215,8 @@ int xct_name_slots(size_t nslots, const struct xct_probe_counts *alu1, const str
 		m->chase_norm[s] = chase->slots[w] ? (double)chase->slots[s] / (double)chase->slots[w] : 0;
 		m->branch_norm[s] = branch->slots[w] ? (double)branch->slots[s] / (double)branch->slots[w] : 0;
 	}
-	m->cache = pick(nslots, m->work, m->chase_norm, m->alu_norm, chase, CHASE_MISSES_PER_STEP, &m->cache_score,
-			&m->cache_runner_up);
-	m->branch = pick(nslots, m->work, m->branch_norm, m->alu_norm, branch, BRANCH_MISSES_PER_ITER,
-			 &m->branch_score, &m->branch_runner_up);
+	m->cache = pick(nslots, m->work, m->chase_norm, m->alu_norm, &m->cache_score, &m->cache_runner_up);
+	m->branch = pick(nslots, m->work, m->branch_norm, m->alu_norm, &m->branch_score, &m->branch_runner_up);
 	if (m->cache >= 0 && m->cache == m->branch)
 		m->cache = m->branch = -1;	/* one slot cannot be both */
 	return 0;

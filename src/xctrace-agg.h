@@ -17,6 +17,9 @@
  * thread's total is the sum of the deltas between consecutive samples of
  * that thread on the same core, close in time (at most 2.5 sample periods
  * apart), with no slot going down; anything else starts a new baseline.
+ * "Consecutive" holds for the core too: when another thread was sampled on
+ * that core in between, the delta holds its work as well and is not taken
+ * (two threads sharing a core are never credited with each other's counts).
  * Coverage = accepted time / sampled time (per thread, first to last
  * sample).  Some recordings write every slot twice (the second half equal to
  * the first): such halves are folded.
@@ -42,6 +45,7 @@ struct xct_thread {
 	/* guided: the previous sample of this thread */
 	bool have_prev;
 	int64_t prev_core;
+	size_t prev_seq;		/* row sequence number of that sample */
 	uint64_t prev_time;
 	uint64_t prev[XCT_MAX_VALUES];
 	uint64_t first_time, last_time;
@@ -61,6 +65,9 @@ struct xct_sum {
 	bool halves_equal;		/* guided: every row's second half equals its first */
 	struct xct_thread *threads;
 	size_t nthreads;
+	struct { int64_t core; size_t last_seq; } *cores;	/* guided: last sample per core */
+	size_t ncores;
+	size_t seq;			/* rows seen */
 };
 
 /*
@@ -92,9 +99,9 @@ struct xct_probe_counts {
 };
 
 #define XCT_SLOT_UNNAMED NULL
-/* A slot is named only when it beats the runner-up by this factor. */
+/* A slot is named only when its response beats the runner-up's by this factor, */
 #define XCT_SLOT_MARGIN 3.0
-/* And only when its response to its probe is at least this many times the control's. */
+/* and is at least this many times the control's reading. */
 #define XCT_SLOT_MIN_RESPONSE 5.0
 
 struct xct_slot_map {
@@ -111,9 +118,13 @@ struct xct_slot_map {
  * From the alu probe at 1x and 4x (the control; the work slot is the one
  * that scales by 4 within 10% and whose count per alu iteration is closest
  * to 2, the alu loop's instructions), the chase and the branch probe.
- * Every slot is normalised by the work slot of the same recording; a slot is
- * named cache (chase / control) or branch (branch / control) only when it
- * passes XCT_SLOT_MIN_RESPONSE and beats the runner-up by XCT_SLOT_MARGIN.
+ * Every slot is normalised by the work slot of the same recording; its
+ * response to a probe is that probe's normalised reading over the control's
+ * (alu).  A slot is named cache-misses (chase) or branch-misses (branch)
+ * only when its response passes XCT_SLOT_MIN_RESPONSE and beats every other
+ * slot's by XCT_SLOT_MARGIN; the rest stay unnamed.  A slot that responds to
+ * the chase nearly as much (stall cycles would) keeps the cache slot
+ * unnamed: the rule prefers no name to a guess.
  * Returns 0, or -LK_EINVAL when no work slot exists (why in err).
  */
 int xct_name_slots(size_t nslots, const struct xct_probe_counts *alu1, const struct xct_probe_counts *alu4,

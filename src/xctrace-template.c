@@ -171,12 +171,39 @@ static int events_archive(const struct xct_tmpl_opts *o, char **out, size_t *out
 
 /* ---- finding keys in a keyed archive ---- */
 
+/*
+ * A keyed-archive reference: a UID node, or (XML plists read by libplist
+ * before 2.3) the dictionary {CF$UID: n} that XML spells it as.
+ */
+static plist_t uid_int(plist_t n)
+{
+	if (!n || plist_get_node_type(n) != PLIST_DICT || plist_dict_get_size(n) != 1)
+		return NULL;
+	plist_t v = plist_dict_get_item(n, "CF$UID");
+	return v && plist_get_node_type(v) == PLIST_UINT ? v : NULL;
+}
+
 static bool uid_of(plist_t n, uint64_t *uid)
 {
-	if (!n || plist_get_node_type(n) != PLIST_UID)
-		return false;
-	plist_get_uid_val(n, uid);
-	return true;
+	plist_t i;
+	if (n && plist_get_node_type(n) == PLIST_UID) {
+		plist_get_uid_val(n, uid);
+		return true;
+	}
+	if ((i = uid_int(n))) {
+		plist_get_uint_val(i, uid);
+		return true;
+	}
+	return false;
+}
+
+static void set_uid(plist_t n, uint64_t uid)
+{
+	plist_t i;
+	if (plist_get_node_type(n) == PLIST_UID)
+		plist_set_uid_val(n, uid);
+	else if ((i = uid_int(n)))
+		plist_set_uint_val(i, uid);
 }
 
 static bool is_string(plist_t n, const char *s)
@@ -219,7 +246,7 @@ static void repoint(plist_t objs, plist_t slot, plist_t value)
 {
 	uint64_t at = plist_array_get_size(objs);
 	plist_array_append_item(objs, value);
-	plist_set_uid_val(slot, at);
+	set_uid(slot, at);
 }
 
 static plist_t slot_target(plist_t objs, plist_t slot)
