@@ -759,6 +759,10 @@ static int xctrace_attach(void *priv, pid_t pid, char *err, size_t len)
 		return -LK_EIO;
 	}
 	if (w == 0) {
+		/* Keep no descriptor of lauka's: the runner's gate pipe must close when lauka closes it. */
+		long maxfd = sysconf(_SC_OPEN_MAX);
+		for (int fd = 3; fd < (maxfd > 0 && maxfd < 65536 ? maxfd : 1024); fd++)
+			close(fd);
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGTERM, SIG_DFL);
