@@ -55,6 +55,7 @@ check)
 	need_pkg binutils have objdump
 	need_pkg npm have npm
 	need_pkg procps have pgrep
+	need_pkg python3 have python3	# tests/support/xctrace-standin, tests/xctrace-synth.py
 	;;
 demo)
 	need_pkg valgrind have valgrind ;;

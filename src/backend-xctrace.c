@@ -61,6 +61,7 @@ struct xctrace_priv {
 	char ktrace_dir[PATH_MAX];	/* "" when unknown */
 	char **ktrace_before;		/* instruments*.ktrace names present before the run */
 	size_t nktrace_before;
+	bool ktrace_armed;		/* a snapshot was taken: files not in it are this run's */
 	struct lk_pmu pmu;		/* manual: for aliases in the TOC */
 	bool have_pmu;
 	pid_t watchdog;
@@ -619,6 +620,7 @@ static void ktrace_forget(struct xctrace_priv *p)
 static void ktrace_snapshot(struct xctrace_priv *p)
 {
 	ktrace_forget(p);
+	p->ktrace_armed = true;
 	DIR *d = p->ktrace_dir[0] ? opendir(p->ktrace_dir) : NULL;
 	if (!d)
 		return;
@@ -633,6 +635,9 @@ static void ktrace_snapshot(struct xctrace_priv *p)
 
 static void ktrace_sweep(struct xctrace_priv *p)
 {
+	if (!p->ktrace_armed)
+		return;
+	p->ktrace_armed = false;
 	DIR *d = p->ktrace_dir[0] ? opendir(p->ktrace_dir) : NULL;
 	if (!d)
 		return;
@@ -736,7 +741,10 @@ static char **xctrace_wrap_argv(void *priv, char *const argv[])
 	out[k++] = xstrdup("--no-prompt");
 	out[k++] = xstrdup("--launch");
 	out[k++] = xstrdup("--");
-	for (size_t i = 0; i < na; i++)
+	/* xctrace launches a path, not a name to look up in PATH */
+	char path[PATH_MAX];
+	out[k++] = xstrdup(na && runner_resolve(argv[0], path, sizeof(path)) == 0 ? path : argv[0]);
+	for (size_t i = 1; i < na; i++)
 		out[k++] = xstrdup(argv[i]);
 	out[k] = NULL;
 	return out;

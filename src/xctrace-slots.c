@@ -91,14 +91,14 @@ void xctrace_print_slot_map(struct db *db, FILE *out)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 	fprintf(out, "  cpu family %s, xctrace %s, counting mode '%s', calibrated %s: %s\n", m.cpu_family,
 		m.xctrace_version, m.counting_mode, when, m.verdict);
-	fprintf(out, "  %-6s  %-14s  %-10s  %-10s  %-10s\n", "slot", "name", "alu", "chase", "branch");
+	fprintf(out, "  %-6s  %-14s  %-10s  %-10s  %s\n", "slot", "name", "alu", "chase", "branch");
 	for (size_t i = 0; i < m.n; i++) {
 		char a[24], c[24], b[24], s[16];
 		fmt_ratio(a, sizeof(a), m.slots[i].alu);
 		fmt_ratio(c, sizeof(c), m.slots[i].chase);
 		fmt_ratio(b, sizeof(b), m.slots[i].branch);
 		snprintf(s, sizeof(s), "slot%ld", m.slots[i].slot);
-		fprintf(out, "  %-6s  %-14s  %-10s  %-10s  %-10s\n", s, m.slots[i].name ? m.slots[i].name : "-", a, c, b);
+		fprintf(out, "  %-6s  %-14s  %-10s  %-10s  %s\n", s, m.slots[i].name ? m.slots[i].name : "-", a, c, b);
 	}
 	fprintf(out, "  (counts per count of the work slot; 'lauka record --backend xctrace --guided' uses these names)\n");
 	db_slot_map_free(&m);
@@ -125,8 +125,10 @@ static int record_probe(struct runner *run, struct backend_inst *bi, struct lk_p
 	}
 	if (r == 0 && !runner_interrupted) {
 		progress_tick(prog);
+		/* the catalogue lists slots by name (slot0, slot1, slot10, ...): place them by number */
 		for (size_t i = 0; i < bi->nsel; i++)
-			slots[i] = counts[i].supported ? counts[i].value : 0;
+			if (bi->sel[i].ev->number < XCTRACE_GUIDED_SLOTS)
+				slots[bi->sel[i].ev->number] = counts[i].supported ? counts[i].value : 0;
 		*coverage = counts[0].enabled ? (double)counts[0].running / (double)counts[0].enabled : 0;
 	}
 	free(counts);
@@ -248,7 +250,7 @@ int xctrace_calibrate(const struct lk_backend *be, const char *probe, const char
 		char slot[16];
 		snprintf(slot, sizeof(slot), "slot%zu", s);
 		const char *name = xct_slot_name(&map, s);
-		printf("%-6s  %-14s  %-10s  %-10s  %-10s\n", slot, name ? name : "-", a, ch_s, b);
+		printf("%-6s  %-14s  %-10s  %-10s  %s\n", slot, name ? name : "-", a, ch_s, b);
 	}
 	struct strbuf v = STRBUF_INIT;
 	strbuf_addf(&v, "work slot%ld; ", map.work);
