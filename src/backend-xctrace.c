@@ -448,7 +448,7 @@ static int guided_catalog(struct lk_pmu *pmu)
 	pmu->arch = xstrdup(pmu_host_arch());
 	pmu->source = xstrdup("builtin");
 	for (unsigned i = 0; i < XCTRACE_GUIDED_SLOTS; i++) {
-		char name[16], desc[96];
+		char name[32], desc[112];
 		snprintf(name, sizeof(name), "slot%u", i);
 		snprintf(desc, sizeof(desc), "value %u of the guided mode's raw counter array (named by calibration)", i);
 		struct lk_event ev = { .name = name, .description = desc, .number = i, .fixed_counter = -1 };
@@ -850,8 +850,9 @@ static int export_table(struct xctrace_priv *p, const char *bundle, const char *
 	return 0;
 }
 
+/* One run's per-thread totals as JSON: named by the TOC (manual) or slotN (guided). */
 static void detail_run(struct xctrace_priv *p, const struct xct_toc *toc, const struct xct_sum *s,
-		       const struct xct_table *tb, const long *map)
+		       const struct xct_table *tb)
 {
 	struct strbuf *d = &p->detail;
 	strbuf_addf(d, "%s{\"pid\": %ld, \"exit_status\": %d, \"rows\": %zu, \"rows_other_processes\": %zu, \"threads\": [",
@@ -862,8 +863,8 @@ static void detail_run(struct xctrace_priv *p, const struct xct_toc *toc, const 
 		bool first = true;
 		for (size_t v = 0; v < s->nvalues; v++) {
 			const char *name = tb && v < tb->nevents ? tb->events[v] : NULL;
-			char slot[16];
-			if (!name || (map && map[v] < 0 && !tb)) {
+			char slot[32];
+			if (!name) {
 				snprintf(slot, sizeof(slot), "slot%zu", v);
 				name = slot;
 			}
@@ -943,7 +944,7 @@ static int read_counts(struct xctrace_priv *p, const char *bundle, struct xct_to
 				out[i] = (struct lk_counts){ .value = s.weight, .enabled = 1, .running = 1, .supported = true };
 		}
 	}
-	detail_run(p, toc, &s, p->guided ? NULL : tb, NULL);
+	detail_run(p, toc, &s, p->guided ? NULL : tb);
 	xct_sum_release(&s);
 	return 0;
 }

@@ -440,6 +440,9 @@ int cmd_counters(int argc, char **argv)
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);
 		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);
+		if (!strcmp(b->name, "kperf"))
+			fprintf(stderr, "tip: without root, 'lauka record --backend xctrace' counts them through Instruments "
+				"(needs Xcode; seconds per run)\n");
 	}
 	catalog_close(cat);
 	return r;

@@ -645,6 +645,7 @@ int cmd_record(int argc, char **argv)
 	size_t *counted = xcalloc(ncols, sizeof(size_t));
 	size_t nexp = 0;
 	struct report_opts ro = { .color = want_color(o.color), .name_width = name_width };
+	xctrace_record_note(be, o.warmup + o.runs, o.ncmds);
 	struct lk_progress prog;
 	progress_init(&prog, !o.show_output);
 	int first_fail = 0, collect_err = 0;

@@ -35,6 +35,16 @@ void xctrace_cpu_family(char *buf, size_t len)
 	snprintf(buf, len, "%s", env && *env ? env : "unknown");
 }
 
+void xctrace_record_note(const struct lk_backend *be, unsigned long runs, size_t ncmds)
+{
+	if (!be || strcmp(be->name, "xctrace"))
+		return;
+	unsigned long n = runs * (unsigned long)ncmds;
+	fprintf(stderr, "note: xctrace adds about %d s to every run (attach, stop and save, export): about %lu s for "
+		"%lu run%s, plus the commands themselves; only the launched process is recorded\n",
+		XCT_SECONDS_PER_RUN, n * XCT_SECONDS_PER_RUN, n, n == 1 ? "" : "s");
+}
+
 int xctrace_record_guided(const char *backend_opt)
 {
 	const char *name = backend_opt ? backend_opt : getenv("LAUKA_BACKEND");
@@ -93,7 +103,7 @@ void xctrace_print_slot_map(struct db *db, FILE *out)
 		m.xctrace_version, m.counting_mode, when, m.verdict);
 	fprintf(out, "  %-6s  %-14s  %-10s  %-10s  %s\n", "slot", "name", "alu", "chase", "branch");
 	for (size_t i = 0; i < m.n; i++) {
-		char a[24], c[24], b[24], s[16];
+		char a[24], c[24], b[24], s[32];
 		fmt_ratio(a, sizeof(a), m.slots[i].alu);
 		fmt_ratio(c, sizeof(c), m.slots[i].chase);
 		fmt_ratio(b, sizeof(b), m.slots[i].branch);
@@ -247,7 +257,7 @@ int xctrace_calibrate(const struct lk_backend *be, const char *probe, const char
 		fmt_ratio(a, sizeof(a), map.alu_norm[s]);
 		fmt_ratio(ch_s, sizeof(ch_s), map.chase_norm[s]);
 		fmt_ratio(b, sizeof(b), map.branch_norm[s]);
-		char slot[16];
+		char slot[32];
 		snprintf(slot, sizeof(slot), "slot%zu", s);
 		const char *name = xct_slot_name(&map, s);
 		printf("%-6s  %-14s  %-10s  %-10s  %s\n", slot, name ? name : "-", a, ch_s, b);
