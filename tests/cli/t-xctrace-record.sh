@@ -61,6 +61,24 @@ a=$(val g.json l1d_cache_miss_ld_nonspec); b=$(val g.json branch_mispred_nonspec
 [ "$a $b" = "251 198421070" ] || [ "$a $b" = "198421070 251" ] || fail "golden totals: $a $b"
 clean
 
+# The same export as a PMI-triggered recording: the trigger event's total is the sum of the weights
+# (205 rows x the 1000000 threshold), the others still the sums of their values.
+LAUKA_STANDIN_EXPORT="$data/counters-profile.xml" LAUKA_STANDIN_PID=1512 LAUKA_STANDIN_PMI=FIXED_INSTRUCTIONS \
+	run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,instructions --json p.json -- true
+expect_rc 0
+[ "$(val p.json fixed_instructions)" = 205000000 ] || fail "PMI weights: $(val p.json fixed_instructions)"
+a=$(val p.json l1d_cache_miss_ld_nonspec); b=$(val p.json branch_mispred_nonspec)
+[ "$a $b" = "251 198421070" ] || [ "$a $b" = "198421070 251" ] || fail "PMI totals: $a $b"
+clean
+
+# Events that cannot be counted together are refused as for kperf, before anything runs.
+run "$LAUKA" --backend xctrace -m inst_branch,l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,inst_all -- 'touch ran'
+expect_rc 2
+expect_err '^error: requested measurements could not be scheduled on Apple A14/M1$'
+expect_err '^tip: these events cannot be counted together: .*inst_all'
+[ ! -e ran ] || fail "command ran although its events cannot be scheduled"
+clean
+
 # The command's exit status comes from the TOC (the child is xctrace, exit 0).
 run "$LAUKA" --backend xctrace -m cycles -- false
 expect_rc 1; expect_err "failed with exit code 1"
