@@ -53,7 +53,7 @@ struct xctrace_priv {
 	struct lk_evsel *sel;
 	size_t n;
 	bool guided;
-	char *const *prefix;		/* argv prefix running xctrace ("xcrun", "xctrace" or the stand-in) */
+	char *prefix[3];		/* argv prefix running xctrace ("xcrun", "xctrace" or the stand-in) */
 	char xctrace[PATH_MAX];
 	char xcrun[PATH_MAX];
 	char dir[PATH_MAX];		/* private: template, bundle, exports, logs */
@@ -292,7 +292,7 @@ static void path_in(const struct xctrace_priv *p, const char *name, char *out, s
 
 static int find_xctrace(struct xctrace_priv *p, char *why, size_t len)
 {
-	static char *prefix[3];
+	char **prefix = p->prefix;
 	const char *env = getenv("LAUKA_XCTRACE");
 	if (env && *env) {
 		if (runner_resolve(env, p->xctrace, sizeof(p->xctrace)) < 0) {
@@ -301,15 +301,13 @@ static int find_xctrace(struct xctrace_priv *p, char *why, size_t len)
 		}
 		prefix[0] = p->xctrace;
 		prefix[1] = NULL;
-		p->prefix = prefix;
 		return 0;
 	}
 #ifdef __APPLE__
 	if (runner_resolve("xcrun", p->xcrun, sizeof(p->xcrun)) == 0) {
 		prefix[0] = p->xcrun;
-		prefix[1] = "xctrace";
+		prefix[1] = (char *)"xctrace";
 		prefix[2] = NULL;
-		p->prefix = prefix;
 		return 0;
 	}
 	lk_errbuf(why, len, "xcrun not found: xctrace needs a full Xcode (not only the Command Line Tools)");
