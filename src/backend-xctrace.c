@@ -502,11 +502,14 @@ static int base_template(char *out, size_t len, char *err, size_t errlen)
 		snprintf(out, len, "%s", env);
 		return 0;
 	}
-	static const char *const roots[] = {
-		"/Applications/Xcode.app/Contents/Applications/Instruments.app",
-	};
+	/* $DEVELOPER_DIR (what xcrun honours) is Xcode.app/Contents/Developer */
+	const char *dev = getenv("DEVELOPER_DIR");
+	char devroot[PATH_MAX] = "";
+	if (dev && *dev)
+		snprintf(devroot, sizeof(devroot), "%s/../Applications/Instruments.app", dev);
+	const char *roots[] = { devroot, "/Applications/Xcode.app/Contents/Applications/Instruments.app" };
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++)
-		if (find_named(roots[i], XCT_GUIDED_TEMPLATE ".tracetemplate", 0, out, len))
+		if (roots[i][0] && find_named(roots[i], XCT_GUIDED_TEMPLATE ".tracetemplate", 0, out, len))
 			return 0;
 	lk_errbuf(err, errlen, "no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app; save one from "
 		  "Instruments and set LAUKA_XCTRACE_TEMPLATE=/path/to/it");

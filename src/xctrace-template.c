@@ -294,6 +294,24 @@ static int patch_legacy(plist_t objs, const struct xct_tmpl_opts *o, char *err, 
 		repoint(objs, f_slot, plist_new_data(bin, n));
 		free(bin);
 	}
+	/* The same list as an NSMutableData ({NS.data, $class}) under the hyphenated key, where present. */
+	plist_t h_slot = value_slot(objs, "pmc-events-with-formulas");
+	plist_t h_old = slot_target(objs, h_slot);
+	plist_t h_cls = h_old && plist_get_node_type(h_old) == PLIST_DICT ? plist_dict_get_item(h_old, "$class") : NULL;
+	uint64_t h_uid;
+	if (h_slot && uid_of(h_cls, &h_uid) && plist_dict_get_item(h_old, "NS.data")) {
+		char *bin;
+		size_t n;
+		if (events_archive(o, &bin, &n) < 0) {
+			lk_errbuf(err, errlen, "cannot archive the event list");
+			return -LK_ENOMEM;
+		}
+		plist_t d = plist_new_dict();
+		plist_dict_set_item(d, "NS.data", plist_new_data(bin, n));
+		plist_dict_set_item(d, "$class", plist_new_uid(h_uid));
+		repoint(objs, h_slot, d);
+		free(bin);
+	}
 	plist_t t_slot = value_slot(objs, "samplingType"), r_slot = value_slot(objs, "samplingRate");
 	if (t_slot)
 		repoint(objs, t_slot, plist_new_string("time"));

@@ -7,8 +7,9 @@
  * what the base template holds:
  *  - legacy (up to Xcode 15): the recording state dictionary has pmcEvents
  *    (an array of mnemonics), pmcEventsWithFormulas (a nested archive of an
- *    array of XRCountersSetupEventOrFormula objects), samplingType ("time")
- *    and samplingRate (microseconds); all four are rewritten;
+ *    array of XRCountersSetupEventOrFormula objects; the same again as
+ *    NSData under pmc-events-with-formulas), samplingType ("time") and
+ *    samplingRate (microseconds); all are rewritten;
  *  - options (Xcode 16 and later): the instrument state has one key,
  *    optionsEncoded, whose value is UTF-8 JSON; configurationType becomes
  *    {"manual":{}}, allEventsAndFormulas the base64 archives of one

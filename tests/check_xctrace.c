@@ -17,6 +17,7 @@
 #include <plist/plist.h>
 
 #include "backend-xctrace.h"
+#include "db.h"
 #include "error.h"
 #include "util.h"
 #include "xctrace-agg.h"
@@ -562,6 +563,14 @@ START_TEST(test_template_legacy)
 	ck_assert_uint_eq(archive_mnemonics(d, dn, names, 8), 3);
 	ck_assert_str_eq(names[1], "L1D_CACHE_MISS_LD_NONSPEC");
 	free(d);
+	plist_t hy = archived_value(objs, "pmc-events-with-formulas");
+	ck_assert_ptr_nonnull(hy);
+	plist_t hyd = plist_dict_get_item(hy, "NS.data");
+	ck_assert_ptr_nonnull(hyd);
+	plist_get_data_val(hyd, &d, &dn);
+	ck_assert_uint_eq(archive_mnemonics(d, dn, names, 8), 3);
+	ck_assert_str_eq(names[2], "BRANCH_MISPRED_NONSPEC");
+	free(d);
 	/* untouched keys survive */
 	ck_assert_ptr_nonnull(archived_value(objs, "recordWaitingThreads"));
 	plist_free(root);
@@ -666,6 +675,45 @@ START_TEST(test_base64)
 }
 END_TEST
 
+/* The slot map round-trips through the database; the latest map of a (family, version) wins. */
+START_TEST(test_slot_map_db)
+{
+	char dir[] = "/tmp/lauka-xct-db.XXXXXX", path[64], err[512] = "";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	struct db *db;
+	ck_assert_msg(db_open(&db, path, err, sizeof(err)) == 0, "%s", err);
+	struct db_slot_map m;
+	ck_assert_int_eq(db_load_slot_map(db, "0x1", NULL, &m, err, sizeof(err)), -LK_ENOENT);
+	struct db_slot slots[3] = { { 0, (char *)"work", 1, 1, 1 }, { 1, NULL, 0.5, 10, 2 },
+				    { 2, (char *)"cache-misses", 0.0834, 8.8165, NAN } };
+	struct db_slot_map in = { .cpu_family = (char *)"0x1", .xctrace_version = (char *)"16.0", .counting_mode = (char *)"bottleneck",
+				  .verdict = (char *)"v1", .nslots = 3, .work_slot = 0, .slots = slots, .n = 3 };
+	ck_assert_msg(db_store_slot_map(db, &in, err, sizeof(err)) == 0, "%s", err);
+	in.verdict = (char *)"v2";
+	in.n = 2;
+	ck_assert_int_eq(db_store_slot_map(db, &in, err, sizeof(err)), 0);
+	in.xctrace_version = (char *)"15.0";
+	in.verdict = (char *)"other version";
+	ck_assert_int_eq(db_store_slot_map(db, &in, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_load_slot_map(db, "0x1", "16.0", &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m.verdict, "v2");
+	ck_assert_uint_eq(m.n, 2);
+	ck_assert_str_eq(m.counting_mode, "bottleneck");
+	ck_assert_ptr_null(m.slots[1].name);
+	ck_assert(fabs(m.slots[1].chase - 10) < 1e-12);
+	db_slot_map_free(&m);
+	ck_assert_int_eq(db_load_slot_map(db, "0x1", NULL, &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m.verdict, "other version");
+	db_slot_map_free(&m);
+	ck_assert_int_eq(db_load_slot_map(db, "0x2", NULL, &m, err, sizeof(err)), -LK_ENOENT);
+	db_close(db);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *xctrace_suite(void)
 {
 	Suite *s = suite_create("xctrace");
@@ -687,6 +735,7 @@ Suite *xctrace_suite(void)
 	tcase_add_test(tc, test_template_options);
 	tcase_add_test(tc, test_template_bad);
 	tcase_add_test(tc, test_base64);
+	tcase_add_test(tc, test_slot_map_db);
 	suite_add_tcase(s, tc);
 	return s;
 }
