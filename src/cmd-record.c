@@ -15,6 +15,7 @@
  *   ...
  */
 #include "backend.h"
+#include "backend-kperf.h"
 #include "builtin.h"
 #include "catalog.h"
 #include "cmdline.h"
@@ -733,6 +734,7 @@ int cmd_record(int argc, char **argv)
 		if (low < 0.99)
 			warning("only %.1f%% of command %zu's run was counted (sampling or multiplexing); "
 				"the counts marked 'scaled' are extrapolated", low * 100, ci + 1);
+		kperf_record_tips(be ? be->name : "rusage", cmd->argv, ci == 0);	/* direct process only; user mode */
 		exp[nexp++] = (struct export_command){
 			.command = cmd->text, .exit_code = failed ? (res.exit_code ? res.exit_code : 127) : 0,
 			.runs = done, .rows = rows[ci], .samples = (const double *const *)vals[ci], .nrows = ncols,
