@@ -405,6 +405,7 @@ static int xctrace_detect(char *why, size_t len)
 	return check_vm(why, len);
 }
 
+/* $LAUKA_KPEP_FILE, else the running CPU's plist, found as the kperf backend finds it. */
 static int kpep_path(char *path, size_t len, char *err, size_t errlen)
 {
 	const char *env = getenv("LAUKA_KPEP_FILE");
@@ -412,29 +413,12 @@ static int kpep_path(char *path, size_t len, char *err, size_t errlen)
 		snprintf(path, len, "%s", env);
 		return 0;
 	}
-#ifdef __APPLE__
-	uint32_t ids[3] = { 0 };
-	const char *names[3] = { "hw.cputype", "hw.cpusubtype", "hw.cpufamily" };
-	for (int i = 0; i < 3; i++) {
-		size_t sz = sizeof(ids[i]);
-		if (sysctlbyname(names[i], &ids[i], &sz, NULL, 0) < 0) {
-			lk_errbuf(err, errlen, "cannot read %s: %s", names[i], strerror(errno));
-			return -LK_ENOTSUP;
-		}
-	}
-	const char *dirs[] = { getenv("KPEP_DB_PATH"), "/usr/local/share/kpep", "/usr/share/kpep" };
-	if (kperf_find_plist(dirs, ARRAY_SIZE(dirs), ids[0], ids[1], ids[2], path, len) < 0) {
-		lk_errbuf(err, errlen, "no kpep database '%s' for this cpu in $KPEP_DB_PATH, /usr/local/share/kpep "
-			  "or /usr/share/kpep", path);
-		return -LK_ENOENT;
-	}
-	return 0;
-#else
-	(void)path;
-	(void)len;
-	lk_errbuf(err, errlen, "set LAUKA_KPEP_FILE to a kpep plist (off macOS there is no CPU catalogue to find)");
-	return -LK_ENOENT;
-#endif
+	char detail[512] = "";
+	int r = kperf_kpep_locate(path, len, detail, sizeof(detail));
+	if (r < 0)
+		lk_errbuf(err, errlen, "no kpep database for this cpu (%s); set LAUKA_KPEP_FILE to a kpep plist",
+			  detail[0] ? detail : lk_strerror(r));
+	return r;
 }
 
 static int guided_catalog(struct lk_pmu *pmu)

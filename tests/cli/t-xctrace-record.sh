@@ -97,3 +97,7 @@ LAUKA_XCTRACE_TEMPLATE="$data/pmc-toc.xml" run "$LAUKA" --backend xctrace -m cyc
 expect_rc 2; expect_err "^error: xctrace backend: template '.*pmc-toc.xml': not a property list"
 [ ! -e ran ] || fail "ran without a template"
 clean
+
+# doctor says which backend counts the kpep events without root.
+run "$LAUKA" doctor --backend xctrace
+expect_rc 0; expect_out '^info  xctrace  xctrace found: record and calibrate --backend xctrace work without root'
