@@ -18,7 +18,7 @@ static const char overview[] =
 	"usage: lauka [options] -- '<cmd1>' ['<cmd2>' ...]     (same as lauka record)\n"
 	"       lauka record [options] -- '<cmd1>' ['<cmd2>' ...]\n"
 	"       lauka counters [--details] [--no-headers]\n"
-	"       lauka calibrate [--backend NAME] [--quick]\n"
+	"       lauka calibrate [--backend NAME] [--quick] [--plot FILE]\n"
 	"       lauka doctor [--backend NAME] [--json]\n"
 	"       lauka version\n"
 	"       lauka help [verb]\n"
@@ -51,10 +51,14 @@ static const char record_usage[] =
 	"      --color WHEN        auto (default), never or ansi\n"
 	"      --show-output       let the commands write to the terminal\n"
 	"      --json FILE         also write statistics, deltas and every sample as JSON\n"
+	"      --plot FILE         also draw every delta with its interval as SVG (two or more commands)\n"
 	"      --db PATH           the catalogue database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
 	"  -h, --help              show this help\n"
 	"\n"
 	"wall_time and peak_rss are always measured.\n"
+	"With --backend valgrind, a program that replaces itself by exec counts only\n"
+	"the program it becomes: wrappers such as env or sh -c '...; exec x' add\n"
+	"nothing of their own (lauka warns when the command itself does this).\n"
 	"\n"
 	"examples:\n"
 	"  lauka -- 'gzip -k -f big.txt'\n"
@@ -77,6 +81,7 @@ static const char counters_usage[] =
 	"                          repeatable; lists nothing unless another option asks to\n"
 	"      --check LIST        can these comma-separated events be counted together?\n"
 	"                          prints the counter of each, or the conflicting events (exit 2)\n"
+	"      --plot FILE         also draw the latest stored calibration as SVG (nothing is run)\n"
 	"      --db PATH           the database (default: $LAUKA_DB, $XDG_DATA_HOME/lauka/lauka.db,\n"
 	"                          ~/.local/share/lauka/lauka.db)\n"
 	"  -h, --help              show this help\n"
@@ -91,7 +96,8 @@ static const char counters_usage[] =
 	"  lauka counters\n"
 	"  lauka counters --details\n"
 	"  lauka counters --import /usr/share/kpep --pmu a14 --details\n"
-	"  lauka counters --pmu a14 --check cycles,inst_all,l1d_cache_miss_ld_nonspec\n";
+	"  lauka counters --pmu a14 --check cycles,inst_all,l1d_cache_miss_ld_nonspec\n"
+	"  lauka counters --details --plot calibration.svg\n";
 
 static const char calibrate_usage[] =
 	"usage: lauka calibrate [options]\n"
@@ -105,18 +111,21 @@ static const char calibrate_usage[] =
 	"      --backend NAME      counter source to calibrate (default: best available;\n"
 	"                          xctrace: name the guided mode's slots)\n"
 	"      --quick             smaller probe scales\n"
+	"      --plot FILE         also draw the responses as SVG (counter response per unit of\n"
+	"                          work on every probe, log scale)\n"
 	"      --db PATH           the catalogue database\n"
 	"  -h, --help              show this help\n"
 	"\n"
 	"environment:\n"
-	"  LAUKA_PROBE             the probe program (default: lauka-probe next to lauka)\n"
+	"  LAUKA_PROBE             the probe program (default: lauka-probe next to lauka, else\n"
+	"                          the one installed in LIBEXECDIR/lauka)\n"
 	"  LAUKA_EXPECTATIONS      a file of expectations to use instead of the built-in ones\n"
 	"  LAUKA_VALGRIND_ENV      pin (default: PATH, HOME, LC_ALL=C only) or inherit the\n"
 	"                          environment of commands run under valgrind\n"
 	"\n"
 	"examples:\n"
 	"  lauka calibrate --backend valgrind --quick\n"
-	"  lauka calibrate\n";
+	"  lauka calibrate --plot calibration.svg\n";
 
 static const char doctor_usage[] =
 	"usage: lauka doctor [--backend NAME] [--json]\n"

@@ -24,6 +24,7 @@
 #include "export.h"
 #include "xctrace-slots.h"
 #include "options.h"
+#include "plot-out.h"
 #include "progress.h"
 #include "report.h"
 #include "runner.h"
@@ -55,6 +56,7 @@ struct record_opts {
 	const char *json;
 	char **cmds;
 	size_t ncmds;
+	const char *plot;	/* --plot FILE.svg: the deltas drawn */
 };
 
 /* One measured quantity: which backend instance and which of its events. */
@@ -138,6 +140,12 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			if (r < 0)
 				return -1;
 			o->backend = v;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--plot", &v))) {
+			if (r < 0)
+				return -1;
+			o->plot = v;
 			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "--json", &v))) {
@@ -607,6 +615,16 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	if (o.plot && o.ncmds < 2) {
+		error("--plot draws deltas against the first command: give two or more commands");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o.plot && plot_path_check(o.plot, err, sizeof(err)) < 0) {
+		error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (o.json && !(json = fopen(o.json, "w"))) {
 		error("cannot write '%s': %s", o.json, strerror(errno));
 		rc = EXIT_USAGE;
@@ -754,6 +772,10 @@ int cmd_record(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nexp; i++)
 		free((char *)exp[i].detail);
+	if (o.plot && plot_record_write(o.plot, be ? be->name : "rusage", o.cmds, o.ncmds, rows, ncols, err, sizeof(err)) < 0) {
+		error("%s", err);
+		rc = rc ? rc : EXIT_USAGE;
+	}
 	free(coverage);
 	free(counted);
 	for (size_t b = 0; b < 2; b++)
