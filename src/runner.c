@@ -416,8 +416,8 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 	struct sp_rep rep;
 	pid_t pid = 0;
 	uint64_t t_int = 0;
-	bool killed = false, done = false;
-	while (!done) {
+	bool killed = false, done = false, lost = false;
+	while (!done && !lost) {
 		forward_pending(pid, &t_int, &killed);
 		int timeout = -1;
 		if (t_int && !killed) {
@@ -429,6 +429,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		if (np < 0 && errno != EINTR) {
 			lk_errbuf(err, len, "poll: %s", strerror(errno));
 			ret = -LK_EIO;
+			lost = true;
 			break;
 		}
 		if (np <= 0)
@@ -440,6 +441,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		if (read_full(r->rep, &rep, sizeof(rep)) < 0) {
 			lk_errbuf(err, len, "the spawner died");
 			ret = -LK_EIO;
+			lost = true;
 			break;
 		}
 		switch (rep.type) {
@@ -455,18 +457,20 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 				if (ret < 0)
 					kill(-pid, SIGKILL);
 			}
-			if (send_op(r, SP_GO) < 0 && ret == 0) {
+			if (send_op(r, SP_GO) < 0) {
 				lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
 				ret = -LK_EIO;
+				lost = true;
 			}
 			break;
 		case SP_EXITED:
 			for (size_t i = 0; i < nbackends; i++)
 				if (backends[i].ops->exited)
 					backends[i].ops->exited(backends[i].priv, pid);
-			if (send_op(r, SP_REAP) < 0 && ret == 0) {
+			if (send_op(r, SP_REAP) < 0) {
 				lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
 				ret = -LK_EIO;
+				lost = true;
 			}
 			break;
 		case SP_DONE:
@@ -475,10 +479,8 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		default:
 			lk_errbuf(err, len, "the spawner answered nonsense (%u)", (unsigned)rep.type);
 			ret = -LK_EIO;
-			done = true;
+			lost = true;
 		}
-		if (ret == -LK_EIO)
-			break;
 	}
 	running_pgid = 0;
 	if (!done)

@@ -282,6 +282,14 @@ out:
 	return ret;
 }
 
+/* A command that signals its parent ($PPID) means lauka. */
+static void relay(int sig)
+{
+	int saved = errno;
+	kill(getppid(), sig);
+	errno = saved;
+}
+
 int spawner_main(int req, int rep, int devnull, int errw)
 {
 	/* The spawner's own descriptors must not leak into the commands. */
@@ -291,20 +299,27 @@ int spawner_main(int req, int rep, int devnull, int errw)
 	if (errw >= 0)
 		fcntl(errw, F_SETFD, FD_CLOEXEC);
 	/*
-	 * Terminal signals are lauka's to handle: it forwards them to the
-	 * command's process group.  The commands get defaults back (reset_signals
-	 * or POSIX_SPAWN_SETSIGDEF over every signal).
+	 * Terminal signals are lauka's to handle: the spawner leaves lauka's
+	 * process group so the terminal's Ctrl-C and Ctrl-Z reach lauka alone,
+	 * which forwards them to the command's group.  SIGINT/SIGTERM/SIGHUP
+	 * sent to the spawner itself (a command's `kill $PPID`) are passed to
+	 * lauka.  The commands get defaults back (reset_signals or
+	 * POSIX_SPAWN_SETSIGDEF over every signal).
 	 */
+	setpgid(0, 0);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
 	for (int s = 1; s < NSIG; s++) {
 		if (s == SIGKILL || s == SIGSTOP)
 			continue;
-		sa.sa_handler = s == SIGINT || s == SIGTERM || s == SIGHUP || s == SIGQUIT || s == SIGTSTP ||
-					s == SIGTTIN || s == SIGTTOU || s == SIGPIPE
-				? SIG_IGN
-				: SIG_DFL;
+		if (s == SIGINT || s == SIGTERM || s == SIGHUP)
+			sa.sa_handler = relay;
+		else if (s == SIGQUIT || s == SIGTSTP || s == SIGTTIN || s == SIGTTOU || s == SIGPIPE)
+			sa.sa_handler = SIG_IGN;
+		else
+			sa.sa_handler = SIG_DFL;
 		sigaction(s, &sa, NULL);
 	}
 	sigset_t none;
