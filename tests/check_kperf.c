@@ -819,7 +819,7 @@ START_TEST(test_attach_failures)
 			char *argv[] = { "/bin/sleep", "5", NULL };
 			int r = run_once(&bi, argv, c, &res, err, sizeof(err));
 			ck_assert_msg(r < 0, "%s: run succeeded", specs[i]);
-			ck_assert_msg(res.term_signal == SIGKILL, "%s: child not killed: sig %d exit %d st %x err %s", specs[i], res.term_signal, res.exit_code, res.status, err);
+			ck_assert_msg(res.term_signal == SIGKILL, "%s: child not killed", specs[i]);
 			ck_assert_msg(err[0], "%s: no reason", specs[i]);
 			struct standin_state st = state();
 			ck_assert_msg(!st.sampling && !st.lightweight_pet && !st.kd_setup, "%s: run state left on", specs[i]);
