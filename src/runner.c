@@ -103,6 +103,8 @@ static int cloexec_pipe(int fd[2])
 #endif
 }
 
+static int read_full(int fd, void *buf, size_t n);
+
 /* $LAUKA_SPAWN, else lauka-spawn next to the running binary (Linux); empty: none. */
 static void find_spawner(char *buf, size_t len)
 {
@@ -167,7 +169,11 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 				set_flags(errp[1], 0, 0);
 			execv(helper, argv);
 		}
-		/* No lauka-spawn: this copy of lauka is the spawner. */
+		/* No lauka-spawn: this copy of lauka is the spawner (holding lauka's ends would keep it from ever seeing EOF). */
+		close(req[1]);
+		close(rep[0]);
+		if (errp[0] >= 0)
+			close(errp[0]);
 #ifdef __linux__
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
@@ -182,6 +188,12 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 	r->req = req[1];
 	r->rep = rep[0];
 	r->errr = errp[0];
+	struct sp_rep ready;
+	if (read_full(r->rep, &ready, sizeof(ready)) < 0 || ready.type != SP_READY) {
+		lk_errbuf(err, len, "the spawner %s did not start", helper[0] ? helper : "(a fork of lauka)");
+		runner_release(r);
+		return -LK_EIO;
+	}
 	return 0;
 fail:
 	for (int i = 0; i < 2; i++) {

@@ -328,6 +328,10 @@ int spawner_main(int req, int rep, int devnull, int errw)
 
 	struct sp_buf b = { NULL, 0 };
 	struct sp_req q;
+	struct sp_rep ready;
+	memset(&ready, 0, sizeof(ready));
+	if (reply(rep, SP_READY, &ready) < 0)
+		return 1;
 	while (read_full(req, &q, sizeof(q)) == 0) {
 		if (q.op != SP_RUN || run_one(&q, &b, req, rep, devnull, errw) < 0)
 			break;

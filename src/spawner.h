@@ -20,7 +20,10 @@
  * loop (spawner_main) in the copy: everything works, but on Linux peak_rss
  * then cannot read below lauka's own resident size.
  *
- * Protocol, over two pipes, one request at a time:
+ * Protocol, over two pipes, one request at a time, after the spawner's
+ * SP_READY (sent from its loop, so it has finished exec'ing lauka-spawn:
+ * counters opened on it before that would be switched on by that very exec
+ * through enable_on_exec and count the spawner itself):
  *   lauka -> spawner  SP_RUN + body (groups, path, argv)
  *   spawner -> lauka  SP_PID  (the command runs in its own process group = pid)
  *   lauka -> spawner  SP_GO   (SPF_GATE only: counters attached, release the child)
@@ -38,7 +41,7 @@
 #include <sys/types.h>
 
 enum { SP_RUN = 1, SP_GO, SP_REAP };
-enum { SP_PID = 1, SP_EXITED, SP_DONE };
+enum { SP_PID = 1, SP_EXITED, SP_DONE, SP_READY };
 enum {
 	SPF_GATE = 1,		/* child waits before exec until SP_GO */
 	SPF_ZOMBIE = 2,		/* report SP_EXITED before reaping */
