@@ -18,7 +18,8 @@ static const char overview[] =
 	"usage: lauka [options] -- '<cmd1>' ['<cmd2>' ...]     (same as lauka record)\n"
 	"       lauka record [options] -- '<cmd1>' ['<cmd2>' ...]\n"
 	"       lauka counters [--details] [--no-headers]\n"
-	"       lauka calibrate [--backend NAME] [--quick]\n"
+	"       lauka calibrate [--backend NAME] [--quick] [--plot FILE]\n"
+	"       lauka doctor [--backend NAME] [--json]\n"
 	"       lauka version\n"
 	"       lauka help [verb]\n"
 	"\n"
@@ -26,6 +27,7 @@ static const char overview[] =
 	"  record      run commands N times; statistics per command, deltas against the first\n"
 	"  counters    list this machine's events, their constraints and calibration verdicts\n"
 	"  calibrate   validate every counter with probe workloads of known behaviour\n"
+	"  doctor      check the facts lauka relies on, on this machine\n"
 	"  version     version, build features and which counter backends work here\n"
 	"  help        show help for a verb\n"
 	"\n"
@@ -48,6 +50,7 @@ static const char record_usage[] =
 	"      --color WHEN        auto (default), never or ansi\n"
 	"      --show-output       let the commands write to the terminal\n"
 	"      --json FILE         also write statistics, deltas and every sample as JSON\n"
+	"      --plot FILE         also draw every delta with its interval as SVG (two or more commands)\n"
 	"      --db PATH           the catalogue database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
 	"  -h, --help              show this help\n"
 	"\n"
@@ -74,6 +77,7 @@ static const char counters_usage[] =
 	"                          repeatable; lists nothing unless another option asks to\n"
 	"      --check LIST        can these comma-separated events be counted together?\n"
 	"                          prints the counter of each, or the conflicting events (exit 2)\n"
+	"      --plot FILE         also draw the latest stored calibration as SVG (nothing is run)\n"
 	"      --db PATH           the database (default: $LAUKA_DB, $XDG_DATA_HOME/lauka/lauka.db,\n"
 	"                          ~/.local/share/lauka/lauka.db)\n"
 	"  -h, --help              show this help\n"
@@ -88,7 +92,8 @@ static const char counters_usage[] =
 	"  lauka counters\n"
 	"  lauka counters --details\n"
 	"  lauka counters --import /usr/share/kpep --pmu a14 --details\n"
-	"  lauka counters --pmu a14 --check cycles,inst_all,l1d_cache_miss_ld_nonspec\n";
+	"  lauka counters --pmu a14 --check cycles,inst_all,l1d_cache_miss_ld_nonspec\n"
+	"  lauka counters --details --plot calibration.svg\n";
 
 static const char calibrate_usage[] =
 	"usage: lauka calibrate [options]\n"
@@ -101,18 +106,36 @@ static const char calibrate_usage[] =
 	"options:\n"
 	"      --backend NAME      counter source to calibrate (default: best available)\n"
 	"      --quick             smaller probe scales\n"
+	"      --plot FILE         also draw the responses as SVG (counter response per unit of\n"
+	"                          work on every probe, log scale)\n"
 	"      --db PATH           the catalogue database\n"
 	"  -h, --help              show this help\n"
 	"\n"
 	"environment:\n"
-	"  LAUKA_PROBE             the probe program (default: lauka-probe next to lauka)\n"
+	"  LAUKA_PROBE             the probe program (default: lauka-probe next to lauka, else\n"
+	"                          the one installed in LIBEXECDIR/lauka)\n"
 	"  LAUKA_EXPECTATIONS      a file of expectations to use instead of the built-in ones\n"
 	"  LAUKA_VALGRIND_ENV      pin (default: PATH, HOME, LC_ALL=C only) or inherit the\n"
 	"                          environment of commands run under valgrind\n"
 	"\n"
 	"examples:\n"
 	"  lauka calibrate --backend valgrind --quick\n"
-	"  lauka calibrate\n";
+	"  lauka calibrate --plot calibration.svg\n";
+
+static const char doctor_usage[] =
+	"usage: lauka doctor [--backend NAME] [--json]\n"
+	"\n"
+	"Check, on this machine, what lauka relies on and print each fact with what\n"
+	"lauka expects, what was observed and a verdict (ok, info, FAIL).  On macOS\n"
+	"run it with sudo: as root it measures kperf itself (counter counts, the\n"
+	"trace record layout, sampling rate and coverage, kdebug costs).\n"
+	"\n"
+	"options:\n"
+	"      --backend NAME      only the facts of one backend (perf, valgrind, kperf, rusage)\n"
+	"      --json              print the facts as JSON (for a bug report)\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"exit codes: 0 every fact lauka needs holds, 2 otherwise (the FAIL lines).\n";
 
 static const char version_usage[] =
 	"usage: lauka version\n"
@@ -128,6 +151,7 @@ static const struct {
 	{ "record", record_usage },
 	{ "counters", counters_usage },
 	{ "calibrate", calibrate_usage },
+	{ "doctor", doctor_usage },
 	{ "version", version_usage },
 	{ "help", help_usage },
 };

@@ -15,6 +15,7 @@
  *   ...
  */
 #include "backend.h"
+#include "backend-kperf.h"
 #include "builtin.h"
 #include "catalog.h"
 #include "cmdline.h"
@@ -22,6 +23,7 @@
 #include "error.h"
 #include "export.h"
 #include "options.h"
+#include "plot-out.h"
 #include "progress.h"
 #include "report.h"
 #include "runner.h"
@@ -52,6 +54,7 @@ struct record_opts {
 	const char *json;
 	char **cmds;
 	size_t ncmds;
+	const char *plot;	/* --plot FILE.svg: the deltas drawn */
 };
 
 /* One measured quantity: which backend instance and which of its events. */
@@ -131,6 +134,12 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			if (r < 0)
 				return -1;
 			o->backend = v;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--plot", &v))) {
+			if (r < 0)
+				return -1;
+			o->plot = v;
 			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "--json", &v))) {
@@ -604,6 +613,16 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	if (o.plot && o.ncmds < 2) {
+		error("--plot draws deltas against the first command: give two or more commands");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o.plot && plot_path_check(o.plot, err, sizeof(err)) < 0) {
+		error("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (o.json && !(json = fopen(o.json, "w"))) {
 		error("cannot write '%s': %s", o.json, strerror(errno));
 		rc = EXIT_USAGE;
@@ -730,6 +749,7 @@ int cmd_record(int argc, char **argv)
 		if (low < 0.99)
 			warning("only %.1f%% of command %zu's run was counted (sampling or multiplexing); "
 				"the counts marked 'scaled' are extrapolated", low * 100, ci + 1);
+		kperf_record_tips(be ? be->name : "rusage", cmd->argv, ci == 0);	/* direct process only; user mode */
 		exp[nexp++] = (struct export_command){
 			.command = cmd->text, .exit_code = failed ? (res.exit_code ? res.exit_code : 127) : 0,
 			.runs = done, .rows = rows[ci], .samples = (const double *const *)vals[ci], .nrows = ncols,
@@ -742,6 +762,10 @@ int cmd_record(int argc, char **argv)
 			rc = rc ? rc : EXIT_USAGE;
 		}
 		json = NULL;
+	}
+	if (o.plot && plot_record_write(o.plot, be ? be->name : "rusage", o.cmds, o.ncmds, rows, ncols, err, sizeof(err)) < 0) {
+		error("%s", err);
+		rc = rc ? rc : EXIT_USAGE;
 	}
 	free(coverage);
 	free(counted);

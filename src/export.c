@@ -65,8 +65,10 @@ void export_json(FILE *f, const char *backend, const struct export_command *cmds
 			if (row->has_delta) {
 				fputs(", \"delta\": {\"percent\": ", f);
 				json_num(f, row->delta.valid ? row->delta.pct : NAN);
-				fputs(", \"ci95\": ", f);
-				json_num(f, row->delta.valid ? row->delta.half : NAN);
+				fputs(", \"ci95_low\": ", f);
+				json_num(f, row->delta.valid && row->delta.bounded ? row->delta.ci_low : NAN);
+				fputs(", \"ci95_high\": ", f);
+				json_num(f, row->delta.valid && row->delta.bounded ? row->delta.ci_high : NAN);
 				fprintf(f, ", \"verdict\": \"%s\"}",
 					row->delta.verdict == DELTA_BETTER ? "better"
 					: row->delta.verdict == DELTA_WORSE ? "worse" : "none");

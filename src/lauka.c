@@ -22,6 +22,7 @@ struct verb {
 static const struct verb verbs[] = {
 	{ "calibrate", cmd_calibrate },
 	{ "counters", cmd_counters },
+	{ "doctor", cmd_doctor },
 	{ "help", cmd_help },
 	{ "record", cmd_record },
 	{ "version", cmd_version },
