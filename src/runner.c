@@ -1,6 +1,8 @@
 /* runner.c: one measured run through the spawner, signal forwarding to the command's process group. */
 #include "runner.h"
 #include "error.h"
+#include "install-dirs.h"
+#include "probe-path.h"
 #include "spawner.h"
 #include "util.h"
 
@@ -105,7 +107,11 @@ static int cloexec_pipe(int fd[2])
 
 static int read_full(int fd, void *buf, size_t n);
 
-/* $LAUKA_SPAWN, else lauka-spawn next to the running binary (Linux); empty: none. */
+/*
+ * $LAUKA_SPAWN, else lauka-spawn next to the running binary (the build
+ * tree), else the installed one in LIBEXECDIR/lauka (found like the probe
+ * program, probe-path.h); empty: none, a fork of lauka is the spawner.
+ */
 static void find_spawner(char *buf, size_t len)
 {
 	buf[0] = '\0';
@@ -125,7 +131,11 @@ static void find_spawner(char *buf, size_t len)
 	if (!slash)
 		return;
 	*slash = '\0';
-	if ((size_t)snprintf(buf, len, "%s/lauka-spawn", self) >= len || access(buf, X_OK) != 0)
+	probe_path_join(buf, len, self, ".", "lauka-spawn");
+	if (access(buf, X_OK) == 0)
+		return;
+	probe_path_join(buf, len, self, LAUKA_LIBEXEC_REL "/lauka", "lauka-spawn");
+	if (access(buf, X_OK) != 0)
 		buf[0] = '\0';
 #endif
 }
@@ -148,6 +158,14 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 	}
 	char helper[4096];
 	find_spawner(helper, sizeof(helper));
+#ifdef __linux__
+	static bool warned;
+	if (!helper[0] && !warned && !getenv("LAUKA_SPAWN")) {
+		warned = true;
+		warning("lauka-spawn is missing (next to lauka and in LIBEXECDIR/lauka): commands start from a copy "
+			"of lauka, so peak_rss cannot read below lauka's own size");
+	}
+#endif
 	char a[5][24];
 	snprintf(a[0], sizeof(a[0]), "%d", req[0]);
 	snprintf(a[1], sizeof(a[1]), "%d", rep[1]);
