@@ -229,6 +229,14 @@ fail:
 
 void runner_release(struct runner *r)
 {
+	/* A run abandoned half-way (lauka lost the spawner's answers): end it, or the wait below never returns. */
+	if (r->busy) {
+		if (r->busy > 0)
+			kill(-r->busy, SIGKILL);
+		if (r->spawner > 0)
+			kill(r->spawner, SIGKILL);
+	}
+	r->busy = 0;
 	if (r->req >= 0)
 		close(r->req);	/* the spawner's read sees end-of-file and it exits */
 	if (r->spawner > 0)
@@ -443,6 +451,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		ret = -LK_EIO;
 		goto out;
 	}
+	r->busy = -1;
 	struct sp_rep rep;
 	pid_t pid = 0;
 	uint64_t t_int = 0;
@@ -478,6 +487,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		case SP_PID:
 			pid = rep.pid;
 			running_pgid = pid;
+			r->busy = pid;
 			if (!need_gate)
 				break;
 			for (size_t i = 0; i < nbackends && ret == 0; i++) {
@@ -505,6 +515,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 			break;
 		case SP_DONE:
 			done = true;
+			r->busy = 0;
 			break;
 		default:
 			lk_errbuf(err, len, "the spawner answered nonsense (%u)", (unsigned)rep.type);

@@ -48,6 +48,7 @@ struct runner {
 	int req, rep;		/* requests to and replies from the spawner */
 	pid_t spawner;
 	bool spawner_exec;	/* the spawner is lauka-spawn (not a fork of lauka) */
+	pid_t busy;		/* a run whose end was not seen: its process group (release kills it) */
 	char ring[RUNNER_TAIL_MAX];	/* the last bytes of the current run's stderr */
 	uint64_t ring_total;
 };
