@@ -6,10 +6,11 @@
  *
  *   open(events)                         once per command set
  *   for each run:
+ *     bind(spawner)                      optional: count every child of the spawner (1 = no attach needed)
  *     wrap_argv(argv)                    optional: run the command under a tool
- *     fork; child blocks on a gate pipe
- *     attach(pid)                        counters on the child, before it execs
- *     release gate; child execs
+ *     only when attach is needed: fork; child blocks on a gate pipe
+ *       attach(pid)                      counters on the child, before it execs
+ *       release gate (the wall clock starts here); child execs
  *     exited(pid)                        child is a zombie, not yet reaped
  *     reap (wait4)
  *     read(counts)                       one lk_counts per event
@@ -97,6 +98,14 @@ struct lk_backend {
 	 * it to the command's entry under the backend's name.
 	 */
 	char *(*json_detail)(void *priv);
+	/*
+	 * Optional: count every command the runner's spawner (spawner.h) starts
+	 * from now on, without attach(): counters opened once on the spawner and
+	 * inherited by each child.  Called before every run with the spawner's
+	 * pid.  1 = bound (attach is skipped, no gate), 0 = use attach() per
+	 * child, or -LK_E* with a reason.
+	 */
+	int (*bind)(void *priv, pid_t spawner, char *err, size_t len);
 };
 
 /* A backend with its private state, as the runner and the commands hold it. */

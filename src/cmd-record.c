@@ -237,6 +237,12 @@ static int prepare_commands(const struct record_opts *o, struct command *cmds, i
 			return -1;
 		}
 		int r = runner_resolve(cmds[i].argv[0], cmds[i].path, sizeof(cmds[i].path));
+		if (r == -ENAMETOOLONG) {
+			error("command path is longer than the system's limit (%zu bytes): '%.60s...'",
+			      sizeof(cmds[i].path) - 1, cmds[i].argv[0]);
+			*exit_code = 126;
+			return -1;
+		}
 		if (r == -ENOENT) {
 			error("command not found: '%s'", cmds[i].argv[0]);
 			*exit_code = 127;
