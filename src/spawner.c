@@ -1,6 +1,6 @@
 /*
  * spawner.c: the spawner loop (see spawner.h).  Built twice: into lauka
- * (the fork fallback) and, with spawn/lauka-spawn.c, as the static
+ * (the fork fallback) and, with src/spawn/lauka-spawn.c, as the static
  * lauka-spawn program.  Only system calls here: no stdio, no malloc.
  */
 #include "spawner.h"
