@@ -22,6 +22,7 @@
 #include "compare.h"
 #include "error.h"
 #include "export.h"
+#include "xctrace-slots.h"
 #include "options.h"
 #include "plot-out.h"
 #include "progress.h"
@@ -50,6 +51,7 @@ struct record_opts {
 	const char *backend;
 	enum color_mode color;
 	bool show_output;
+	bool guided;		/* --guided: xctrace's guided-mode slots, named by calibration */
 	const char *db;
 	const char *json;
 	char **cmds;
@@ -103,6 +105,10 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			return help_show("record"), 1;
 		if (!strcmp(a, "--show-output")) {
 			o->show_output = true;
+			continue;
+		}
+		if (!strcmp(a, "--guided")) {
+			o->guided = true;
 			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "-n", &v)) || (r = opt_value(argc, argv, &i, "--runs", &v)) ||
@@ -228,6 +234,12 @@ static int prepare_commands(const struct record_opts *o, struct command *cmds, i
 			return -1;
 		}
 		int r = runner_resolve(cmds[i].argv[0], cmds[i].path, sizeof(cmds[i].path));
+		if (r == -ENAMETOOLONG) {
+			error("command path is longer than the system's limit (%zu bytes): '%.60s...'",
+			      sizeof(cmds[i].path) - 1, cmds[i].argv[0]);
+			*exit_code = 126;
+			return -1;
+		}
 		if (r == -ENOENT) {
 			error("command not found: '%s'", cmds[i].argv[0]);
 			*exit_code = 127;
@@ -467,6 +479,8 @@ int cmd_record(int argc, char **argv)
 	}
 
 	const struct lk_backend *be = NULL;
+	if (o.guided && xctrace_record_guided(o.backend) < 0)
+		goto out;
 	int r = choose_backend(&o, &be, argc, argv);
 	if (r < 0) {
 		rc = -r;
@@ -597,7 +611,7 @@ int cmd_record(int argc, char **argv)
 			c->index = i;
 			const struct lk_event *ev = bi[b].sel[i].ev;
 			c->label = bpmu && b == 1 && !strcmp(bpmu->kind, "kpep") ? pmu_display_name(ev->name)
-										  : xstrdup(ev->name);
+				   : o.guided && b == 1 ? xctrace_slot_label(cat, ev) : xstrdup(ev->name);
 			c->unit = ev->unit;
 			if (strlen(c->label) > name_width)
 				name_width = strlen(c->label);
@@ -653,6 +667,7 @@ int cmd_record(int argc, char **argv)
 	size_t *counted = xcalloc(ncols, sizeof(size_t));
 	size_t nexp = 0;
 	struct report_opts ro = { .color = want_color(o.color), .name_width = name_width };
+	xctrace_record_note(be, o.warmup + o.runs, o.ncmds);
 	struct lk_progress prog;
 	progress_init(&prog, !o.show_output);
 	int first_fail = 0, collect_err = 0;
@@ -745,6 +760,10 @@ int cmd_record(int argc, char **argv)
 			.command = cmd->text, .exit_code = failed ? (res.exit_code ? res.exit_code : 127) : 0,
 			.runs = done, .rows = rows[ci], .samples = (const double *const *)vals[ci], .nrows = ncols,
 		};
+		if (nbi > 1 && bi[1].ops->json_detail) {
+			exp[nexp - 1].detail_key = be->name;
+			exp[nexp - 1].detail = bi[1].ops->json_detail(bi[1].priv);
+		}
 	}
 	if (json) {
 		export_json(json, be ? be->name : "rusage", exp, nexp);
@@ -754,6 +773,8 @@ int cmd_record(int argc, char **argv)
 		}
 		json = NULL;
 	}
+	for (size_t i = 0; i < nexp; i++)
+		free((char *)exp[i].detail);
 	if (o.plot && plot_record_write(o.plot, be ? be->name : "rusage", o.cmds, o.ncmds, rows, ncols, err, sizeof(err)) < 0) {
 		error("%s", err);
 		rc = rc ? rc : EXIT_USAGE;

@@ -81,7 +81,13 @@ void export_json(FILE *f, const char *backend, const struct export_command *cmds
 			}
 			fputs("]}", f);
 		}
-		fputs(ec->nrows ? "\n    ]}" : "]}", f);
+		fputs(ec->nrows ? "\n    ]" : "]", f);
+		if (ec->detail && ec->detail_key) {
+			fputs(", ", f);
+			json_str(f, ec->detail_key);
+			fprintf(f, ": %s", ec->detail);
+		}
+		fputs("}", f);
 	}
 	fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
 }

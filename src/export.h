@@ -18,6 +18,8 @@ struct export_command {
 	const struct report_row *rows;	/* one per measurement */
 	const double *const *samples;	/* samples[row][run] */
 	size_t nrows;
+	const char *detail_key;		/* with detail: the backend's per-run details (a JSON value) */
+	const char *detail;
 };
 
 void export_json(FILE *f, const char *backend, const struct export_command *cmds, size_t n);
