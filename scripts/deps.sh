@@ -7,6 +7,7 @@
 #                             the aarch64 cross compiler, mandoc, zsh, fish,
 #                             bash-completion, python3 (tests skip what is absent)
 #   scripts/deps.sh demo    build + valgrind
+#   scripts/deps.sh fuzz    build + clang and its libFuzzer runtime (make fuzz; CI)
 #
 # Debian/Ubuntu: apt-get, as root or through sudo.  macOS: Homebrew.
 set -eu
@@ -64,6 +65,10 @@ check)
 	need_pkg fish have fish
 	need_pkg python3 have python3
 	;;
+fuzz)
+	need_pkg clang have clang
+	# the libFuzzer runtime is in the compiler-rt package, not in clang itself
+	need_pkg libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1' ;;
 demo)
 	need_pkg valgrind have valgrind ;;
 esac

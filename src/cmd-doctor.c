@@ -88,10 +88,12 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Where the spin loop's sums go, so no compiler can drop the loop. */
+static volatile unsigned long spin_sink;
+
 /* The hidden probe: spin (or make system calls) for ms of this thread's CPU time. */
 static int spin(long ms, bool syscalls)
 {
-	volatile unsigned long x = 0;
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	double end = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6 + (double)ms;
@@ -103,7 +105,7 @@ static int spin(long ms, bool syscalls)
 			(void)getppid();
 		else
 			for (int i = 0; i < 1000; i++)
-				x += (unsigned long)i;
+				spin_sink += (unsigned long)i;
 	}
 }
 
