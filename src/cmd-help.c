@@ -19,6 +19,7 @@ static const char overview[] =
 	"       lauka record [options] -- '<cmd1>' ['<cmd2>' ...]\n"
 	"       lauka counters [--details] [--no-headers]\n"
 	"       lauka calibrate [--backend NAME] [--quick]\n"
+	"       lauka baselines [list | show NAME | delete NAME]\n"
 	"       lauka version\n"
 	"       lauka help [verb]\n"
 	"\n"
@@ -26,19 +27,22 @@ static const char overview[] =
 	"  record      run commands N times; statistics per command, deltas against the first\n"
 	"  counters    list this machine's events, their constraints and calibration verdicts\n"
 	"  calibrate   validate every counter with probe workloads of known behaviour\n"
+	"  baselines   list, show or delete the baselines record --save-baseline stored\n"
 	"  version     version, build features and which counter backends work here\n"
 	"  help        show help for a verb\n"
 	"\n"
 	"exit codes: 0 success, 1 usage error, 2 counter scheduling or collection error,\n"
+	"3 a regression gate failed (record --gate) and no command failed,\n"
 	"otherwise the first failing command's exit code (128 + N when killed by signal N).\n";
 
 static const char record_usage[] =
 	"usage: lauka [record] [options] -- '<cmd1>' ['<cmd2>' ...]\n"
 	"\n"
 	"Run each command (all its warm-ups and runs, then the next command) and print\n"
-	"one block of statistics per command; later commands get a delta against the first.\n"
+	"one block of statistics per command; later commands get a delta against the first\n"
+	"(or, with --baseline, every command against the stored one).\n"
 	"Each argument after '--' is one command, split with shell-like quoting and run\n"
-	"without a shell; use sh -c '...' for pipes, redirections or variables.\n"
+	"without a shell; use -S sh, or sh -c '...', for pipes, redirections or variables.\n"
 	"\n"
 	"options:\n"
 	"  -n, --runs N            measured runs per command (default 3, minimum 3)\n"
@@ -46,17 +50,61 @@ static const char record_usage[] =
 	"  -m, --measurements L    comma-separated events or aliases (see lauka counters)\n"
 	"      --backend NAME      counter source: perf, valgrind, kperf, rusage (default: best available)\n"
 	"      --color WHEN        auto (default), never or ansi\n"
-	"      --show-output       let the commands write to the terminal\n"
-	"      --json FILE         also write statistics, deltas and every sample as JSON\n"
+	"      --show-output       let the commands (and hooks) write to the terminal\n"
+	"  -S, --shell SHELL       run each command as SHELL -c CMD; the empty command's cost is shown\n"
+	"      --interleave        one run of each command per round, order shuffled every round\n"
+	"      --seed N            the shuffle's seed (printed with --interleave; repeats the order)\n"
 	"      --db PATH           the catalogue database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
 	"  -h, --help              show this help\n"
 	"\n"
+	"hooks (untimed, quoted like commands; once for all commands or once per command):\n"
+	"      --setup CMD         once per command, before its first run\n"
+	"      --prepare CMD       before every run, warm-ups included\n"
+	"      --conclude CMD      after every run\n"
+	"      --check CMD         after every measured run: a non-zero exit marks that sample failed;\n"
+	"                          lauka then exits with the first failing check's code\n"
+	"      --cleanup CMD       once per command, after its last run\n"
+	"  Hooks see LAUKA_COMMAND_INDEX (1, 2, ...) and LAUKA_RUN_INDEX (1, 2, ..., warmup-1, ...).\n"
+	"\n"
+	"baselines and gates:\n"
+	"      --save-baseline NAME  store every sample in the database under NAME (replacing it)\n"
+	"      --baseline NAME     compare each command with the stored one instead of the first\n"
+	"      --command-name NAME name the commands in order (baselines match by name, else by position)\n"
+	"      --runner-class NAME the class of machine (default: this machine's id, as calibrate stores it);\n"
+	"                          a baseline from another class is refused\n"
+	"      --any-runner        compare with a baseline from another runner class anyway\n"
+	"      --gate NAME=LIMIT%  fail (exit 3) when the change's whole 95% interval lies above LIMIT;\n"
+	"                          deterministic counts (sd 0) are compared directly; repeatable\n"
+	"\n"
+	"exports (written whole at the end; the files are checked before the first run):\n"
+	"      --export-json FILE  every sample, statistics, deltas, gates, checks (--json FILE too)\n"
+	"      --export-csv FILE   one row per command and measurement\n"
+	"      --export-markdown FILE  a table for a pull-request comment\n"
+	"\n"
 	"wall_time and peak_rss are always measured.\n"
+	"exit codes: 0, 1 usage, 2 collection error, 3 a gate failed, else the first failing\n"
+	"command's (or hook's, then check's) code.\n"
 	"\n"
 	"examples:\n"
 	"  lauka -- 'gzip -k -f big.txt'\n"
 	"  lauka -n 9 -m cycles,instructions,branch-misses -- './old --opt=0' './new --opt=1'\n"
-	"  lauka --backend valgrind -m Ir,D1mr -- './prog 1000'\n";
+	"  lauka --backend valgrind -m Ir,D1mr -- './prog 1000'\n"
+	"  lauka --backend valgrind --save-baseline main --runner-class ci -- './prog 1000'\n"
+	"  lauka --backend valgrind --baseline main --runner-class ci --gate Ir=1% -- './prog 1000'\n"
+	"  lauka --interleave -n 10 --prepare 'make clean' -- 'make -j2' 'make -j4'\n";
+
+static const char baselines_usage[] =
+	"usage: lauka baselines [list | show NAME | delete NAME] [--db PATH]\n"
+	"\n"
+	"The baselines lauka record --save-baseline NAME stored in the database.\n"
+	"  list          name, date, runner class, backend and commands of each (the default)\n"
+	"  show NAME     its details and one table per command\n"
+	"  delete NAME   remove it\n"
+	"\n"
+	"options:\n"
+	"      --db PATH           the database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
+	"      --color WHEN        auto (default), never or ansi\n"
+	"  -h, --help              show this help\n";
 
 static const char counters_usage[] =
 	"usage: lauka counters [options]\n"
@@ -128,6 +176,7 @@ static const struct {
 	{ "record", record_usage },
 	{ "counters", counters_usage },
 	{ "calibrate", calibrate_usage },
+	{ "baselines", baselines_usage },
 	{ "version", version_usage },
 	{ "help", help_usage },
 };

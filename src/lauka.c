@@ -20,6 +20,7 @@ struct verb {
 
 /* Alphabetical. */
 static const struct verb verbs[] = {
+	{ "baselines", cmd_baselines },
 	{ "calibrate", cmd_calibrate },
 	{ "counters", cmd_counters },
 	{ "help", cmd_help },
