@@ -29,6 +29,7 @@ int gate_parse(const char *spec, char **name, double *limit, char *err, size_t l
 		v++;
 	char *end;
 	double x = strtod(v, &end);
+	bool num = end != v;
 	while (*end == ' ' || *end == '\t')
 		end++;
 	bool pct = *end == '%';
@@ -36,7 +37,7 @@ int gate_parse(const char *spec, char **name, double *limit, char *err, size_t l
 		end++;
 	while (*end == ' ' || *end == '\t')
 		end++;
-	if (end == v || !pct || *end || *v == '-' || *v == '+' || !isfinite(x) || x < 0 || x > GATE_MAX_PCT) {
+	if (!num || !pct || *end || *v == '-' || *v == '+' || !isfinite(x) || x < 0 || x > GATE_MAX_PCT) {
 		lk_errbuf(err, len, "gate '%s' needs a limit in percent from 0%% to %g%%", spec, GATE_MAX_PCT);
 		return -1;
 	}
