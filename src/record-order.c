@@ -29,16 +29,10 @@ size_t order_round_of(unsigned long j, unsigned long r, unsigned long rounds)
 	return (size_t)(((unsigned long long)(2 * j + 1) * rounds) / (2ULL * r));
 }
 
-/* Append the rounds of one phase (warm-ups or measured runs). */
-static void phase(const unsigned long *count, size_t n, bool warm, bool interleave, uint64_t *rng,
-		  struct order_slot *out, size_t *len)
+/* Append the shuffled rounds of one phase (warm-ups or measured runs). */
+static void phase(const unsigned long *count, size_t n, bool warm, uint64_t *rng, struct order_slot *out,
+		  size_t *len)
 {
-	if (!interleave) {
-		for (size_t c = 0; c < n; c++)
-			for (unsigned long k = 0; k < count[c]; k++)
-				out[(*len)++] = (struct order_slot){ c, warm, k };
-		return;
-	}
 	unsigned long rounds = 0;
 	for (size_t c = 0; c < n; c++)
 		if (count[c] > rounds)
@@ -72,7 +66,17 @@ size_t order_plan(const unsigned long *warmups, const unsigned long *runs, size_
 	*out = xcalloc(total ? total : 1, sizeof(**out));
 	uint64_t rng = seed;
 	size_t len = 0;
-	phase(warmups, n, true, interleave, &rng, *out, &len);
-	phase(runs, n, false, interleave, &rng, *out, &len);
+	if (!interleave) {
+		/* The lauka contract: each command's warm-ups and runs, then the next command's. */
+		for (size_t c = 0; c < n; c++) {
+			for (unsigned long k = 0; k < warmups[c]; k++)
+				(*out)[len++] = (struct order_slot){ c, true, k };
+			for (unsigned long k = 0; k < runs[c]; k++)
+				(*out)[len++] = (struct order_slot){ c, false, k };
+		}
+		return len;
+	}
+	phase(warmups, n, true, &rng, *out, &len);
+	phase(runs, n, false, &rng, *out, &len);
 	return len;
 }

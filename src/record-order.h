@@ -7,7 +7,7 @@
  * (load, thermal throttling, caches filling) spreads over all commands and no
  * command always runs first or always follows the same neighbour.  A command
  * with fewer runs than the others takes part in evenly spaced rounds.
- * Warm-up rounds come before the measured rounds.
+ * Interleaved warm-up rounds come before the measured rounds.
  *
  * The shuffle is Fisher-Yates driven by splitmix64, so a seed gives the same
  * order on every machine and every libc.
