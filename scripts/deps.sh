@@ -4,7 +4,7 @@
 #
 #   scripts/deps.sh build   libraries to build lauka
 #   scripts/deps.sh check   + check, valgrind, plistutil, perf, hyperfine, qemu,
-#                             the aarch64 cross compiler (tests skip what is absent)
+#                             the aarch64 cross compiler, python3 (tests skip what is absent)
 #   scripts/deps.sh demo    build + valgrind
 #
 # Debian/Ubuntu: apt-get, as root or through sudo.  macOS: Homebrew.
@@ -54,6 +54,8 @@ check)
 	need_pkg binutils have objdump
 	need_pkg npm have npm
 	need_pkg procps have pgrep
+	# the export tests read CSV and JSON with python3's own parsers
+	need_pkg python3 have python3
 	;;
 demo)
 	need_pkg valgrind have valgrind ;;

@@ -33,6 +33,10 @@ run "$LAUKA" --color sometimes -- true
 expect_rc 1; expect_err "invalid --color 'sometimes'"
 run "$LAUKA" -- ''
 expect_rc 1; expect_err 'command 1 is empty'
+# An empty word is an empty command, not an argument of the one before.
+run "$LAUKA" -- true ''
+expect_rc 1; expect_err '^error: command 2 is empty$'
+printf '%s\n' "$err" | grep -q 'looks like an argument' && fail "the empty command was called an argument: $err"
 run "$LAUKA" frobnicate
 expect_rc 1; expect_err "unknown verb 'frobnicate'"
 run "$LAUKA" recrod -- true

@@ -17,8 +17,15 @@ wa = next(m for m in a["measurements"] if m["name"] == "wall_time")
 wb = next(m for m in b["measurements"] if m["name"] == "wall_time")
 assert len(wa["samples"]) == 4 and min(wa["samples"]) == wa["min"]
 assert "delta" not in wa and wb["delta"]["verdict"] == "worse" and wb["delta"]["percent"] > 50
+# both bounds of the interval, around the change; "worse" means the whole interval is above +1%
+assert 1 < wb["delta"]["ci_low"] <= wb["delta"]["percent"] <= wb["delta"]["ci_high"]
 EOP
 fi
 run "$LAUKA" --json /nonexistent-dir/r.json -- true
 expect_rc 1; expect_err "cannot write '/nonexistent-dir/r.json'"
+# A command that fails on its first run is still in the export, with its code and no runs.
+run "$LAUKA" --json f.json -- true "sh -c 'exit 3'"
+expect_rc 3
+grep -q "\"command\": \"sh -c 'exit 3'\", \"name\": null, \"exit_code\": 3, \"failed_step\": \"command\", \"runs\": 0" f.json ||
+	fail "the failing command is missing: $(cat f.json)"
 exit 0
