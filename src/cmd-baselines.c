@@ -37,7 +37,9 @@ static char *commands_of(const struct db_baseline *b)
 	strbuf_addf(&sb, "%zu:", b->ncmds);
 	for (size_t c = 0; c < b->ncmds; c++)
 		strbuf_addf(&sb, "%s %s", c ? "," : "", b->cmds[c].name ? b->cmds[c].name : b->cmds[c].command);
-	return xstrdup(strbuf_str(&sb));
+	char *out = xstrdup(strbuf_str(&sb));
+	strbuf_release(&sb);
+	return out;
 }
 
 static int list(struct db *db)
