@@ -1,4 +1,4 @@
-/* compare.c: baseline-relative deltas with a Welch 95% confidence interval. */
+/* compare.c: baseline-relative deltas with Fieller's 95% confidence interval. */
 #include "compare.h"
 
 #include <math.h>
@@ -76,27 +76,81 @@ double t_crit95(double df)
 	return (lo + hi) / 2;
 }
 
+/*
+ * Welch-Satterthwaite degrees of freedom of b - rho a, whose variance is
+ * vb + rho^2 va.  A side without spread (a deterministic count, or one run)
+ * contributes no term.  0 when neither side has spread.
+ */
+static double fieller_df(double va, size_t na, double vb, size_t nb, double rho)
+{
+	double wa = rho * rho * va, w = vb + wa, den = 0;
+	if (wa > 0)
+		den += wa * wa / (double)(na - 1);
+	if (vb > 0)
+		den += vb * vb / (double)(nb - 1);
+	if (den > 0)
+		return w * w / den;
+	return va > 0 ? (double)(na - 1) : 0;	/* rho = 0 and b exact: only a's spread is left */
+}
+
+/*
+ * Fieller's interval for rho = mean_b / mean_a: every rho whose
+ * t statistic (b - rho a) / sqrt(vb + rho^2 va) lies within +-t, i.e. the
+ * rho between the roots of
+ *   (a^2 - t^2 va) rho^2 - 2 a b rho + (b^2 - t^2 vb) = 0.
+ * The set is a finite interval exactly when a^2 > t^2 va (a is clearly
+ * non-zero); otherwise it is unbounded and false is returned.
+ */
+static bool fieller(double a, double va, double b, double vb, double t, double *lo, double *hi)
+{
+	double t2 = t * t;
+	double qa = a * a - t2 * va, qb = a * b, qc = b * b - t2 * vb;
+	if (!(qa > 0))
+		return false;
+	/* discriminant qb^2 - qa qc, written without the cancelling a^2 b^2 terms */
+	double disc = t2 * (a * a * vb + b * b * va - t2 * va * vb);
+	double sq = sqrt(disc > 0 ? disc : 0);
+	double q = qb + (qb < 0 ? -sq : sq);	/* the root formula without cancellation */
+	double r1 = q != 0 ? q / qa : 0, r2 = q != 0 ? qc / q : 0;
+	*lo = fmin(r1, r2);
+	*hi = fmax(r1, r2);
+	return true;
+}
+
 void compare_delta(const struct lk_stats *ref, const struct lk_stats *cur, struct lk_delta *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->ci_low = out->ci_high = NAN;
+	double va = ref->n ? ref->sd * ref->sd / (double)ref->n : 0;
+	double vb = cur->n ? cur->sd * cur->sd / (double)cur->n : 0;
 	if (ref->mean == 0) {
 		out->valid = cur->mean == 0;
+		/* both exactly zero every run: no change, and certainly so */
+		if (out->valid && va == 0 && vb == 0) {
+			out->bounded = true;
+			out->ci_low = out->ci_high = 0;
+		}
 		return;
 	}
 	out->valid = true;
+	/* percent = s (rho - 1) * 100, s the sign of the reference mean */
+	double s = ref->mean > 0 ? 1 : -1, rho = cur->mean / ref->mean;
 	out->pct = (cur->mean - ref->mean) / fabs(ref->mean) * 100;
-	double v1 = ref->n ? ref->sd * ref->sd / (double)ref->n : 0;
-	double v2 = cur->n ? cur->sd * cur->sd / (double)cur->n : 0;
-	double se = sqrt(v1 + v2);
-	if (se > 0 && ref->n > 1 && cur->n > 1) {
-		double num = (v1 + v2) * (v1 + v2);
-		double den = v1 * v1 / (double)(ref->n - 1) + v2 * v2 / (double)(cur->n - 1);
-		double df = den > 0 ? num / den : (double)(ref->n + cur->n - 2);
-		out->half = t_crit95(df) * se / fabs(ref->mean) * 100;
-	}
 	out->bounded = true;
-	out->ci_low = out->pct - out->half;
-	out->ci_high = out->pct + out->half;
+	out->ci_low = out->ci_high = out->pct;
+	if (va > 0 || vb > 0) {
+		double lo, hi, t = t_crit95(fieller_df(va, ref->n, vb, cur->n, rho));
+		if (!fieller(ref->mean, va, cur->mean, vb, t, &lo, &hi)) {
+			out->bounded = false;	/* never significant */
+			out->ci_low = out->ci_high = NAN;
+			return;
+		}
+		/* Samples that cannot be negative have a ratio that cannot be either. */
+		if (ref->min >= 0 && cur->min >= 0 && lo < 0)
+			lo = 0;
+		out->ci_low = fmin(s * (lo - 1), s * (hi - 1)) * 100;
+		out->ci_high = fmax(s * (lo - 1), s * (hi - 1)) * 100;
+	}
 	if (out->ci_low > DELTA_THRESHOLD_PCT)
 		out->verdict = DELTA_WORSE;
 	else if (out->ci_high < -DELTA_THRESHOLD_PCT)

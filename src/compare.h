@@ -2,13 +2,21 @@
  * compare.h: the delta of one command against the reference (the first
  * command).  Pure; no I/O.
  *
- * The delta is the relative change of the mean, (m - m_ref) / m_ref, with
- * the half-width of its 95% confidence interval from Welch's two-sample t
- * (no equal-variance assumption; Welch-Satterthwaite degrees of freedom).
+ * The delta is the relative change of the mean, (m - m_ref) / |m_ref|, in
+ * percent, with the 95% confidence interval of that change from Fieller's
+ * interval for the ratio of two independent means (no equal-variance
+ * assumption; Student t at the Welch-Satterthwaite degrees of freedom of
+ * m - rho m_ref, evaluated at the point estimate of rho).  The interval is
+ * asymmetric (a ratio is more uncertain upwards than downwards) and, for
+ * samples that cannot be negative, never reaches below -100%.  It is
+ * unbounded when the reference mean is not clearly different from zero:
+ * then nothing can be said about the size of the change.
+ *
  * A change counts as significant only when the whole interval lies beyond
  * +-1%: a practical threshold on top of statistical confidence, so a
- * tiny but certain difference is not flagged.  Higher is worse for every
- * measurement lauka reports (time, memory, counts).
+ * tiny but certain difference is not flagged.  An unbounded interval is
+ * never significant.  Higher is worse for every measurement lauka reports
+ * (time, memory, counts).
  */
 #ifndef LAUKA_COMPARE_H
 #define LAUKA_COMPARE_H
@@ -26,10 +34,9 @@ enum delta_verdict {
 struct lk_delta {
 	bool valid;		/* false when the reference mean is 0 and the other is not */
 	double pct;		/* relative change in percent */
-	double half;		/* 95% CI half-width in percent of the reference (symmetric; being replaced) */
 	bool bounded;		/* false: the interval is unbounded (reference mean not clearly non-zero) */
-	double ci_low;		/* 95% CI of the change, lower bound in percent (when bounded) */
-	double ci_high;		/* 95% CI of the change, upper bound in percent (when bounded) */
+	double ci_low;		/* 95% CI of the change, lower bound in percent (NAN when unbounded) */
+	double ci_high;		/* 95% CI of the change, upper bound in percent (NAN when unbounded) */
 	enum delta_verdict verdict;
 };
 

@@ -101,9 +101,9 @@ static void json_measurement(FILE *f, const struct export_command *ec, size_t r)
 		const struct lk_delta *d = &row->delta;
 		fputs(", \"delta\": {\"percent\": ", f);
 		json_num(f, d->valid ? d->pct : NAN);
-		fputs(", \"ci_low\": ", f);
+		fputs(", \"ci95_low\": ", f);
 		json_num(f, d->valid && d->bounded ? d->ci_low : NAN);
-		fputs(", \"ci_high\": ", f);
+		fputs(", \"ci95_high\": ", f);
 		json_num(f, d->valid && d->bounded ? d->ci_high : NAN);
 		fprintf(f, ", \"bounded\": %s, \"verdict\": \"%s\"}", d->valid && d->bounded ? "true" : "false",
 			verdict_name(d->verdict));
@@ -184,9 +184,9 @@ void export_json(FILE *f, const struct export_run *r)
 		export_json_str(f, eg->command < r->ncmds ? r->cmds[eg->command].command : NULL);
 		fputs(", \"change_percent\": ", f);
 		json_num(f, eg->eval.change);
-		fputs(", \"ci_low\": ", f);
+		fputs(", \"ci95_low\": ", f);
 		json_num(f, eg->eval.ci_low);
-		fputs(", \"ci_high\": ", f);
+		fputs(", \"ci95_high\": ", f);
 		json_num(f, eg->eval.ci_high);
 		fprintf(f, ", \"basis\": \"%s\", \"result\": \"%s\"}", basis_name(eg->eval.basis),
 			eg->eval.failed ? "fail" : "pass");
@@ -224,7 +224,7 @@ static void csv_num(FILE *f, double v)
 void export_csv(FILE *f, const struct export_run *r)
 {
 	fputs("command_index,command_name,command,exit_code,runs,measurement,unit,counted,mean,stddev,min,max,"
-	      "q1,median,q3,outliers,delta_percent,delta_ci_low,delta_ci_high,delta_verdict,checks_passed,"
+	      "q1,median,q3,outliers,delta_percent,delta_ci95_low,delta_ci95_high,delta_verdict,checks_passed,"
 	      "checks_total\r\n", f);
 	for (size_t c = 0; c < r->ncmds; c++) {
 		const struct export_command *ec = &r->cmds[c];
@@ -330,7 +330,8 @@ void export_markdown(FILE *f, const struct export_run *r)
 					fputs(", ", f);
 					md_pct(f, d->ci_high);
 					fputs("]", f);
-				}
+				} else
+					fputs(" [unbounded]", f);
 				fputs(d->verdict == DELTA_WORSE ? " 💩" : d->verdict == DELTA_BETTER ? " ⚡" : "", f);
 			}
 			if (checks) {

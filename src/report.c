@@ -54,14 +54,54 @@ void report_fmt_value(double v, const char *unit, char *buf, size_t len)
 		fmt_scaled(v, 1000, count_sfx, ARRAY_SIZE(count_sfx), buf, len);
 }
 
+/* x to `dec` decimals with its own sign ("-0.0" for a small negative change); the value printed. */
+static double fmt_signed(double x, int dec, char *buf, size_t len)
+{
+	if (x == 0)
+		x = 0;		/* no "-0.0" for an exact zero */
+	snprintf(buf, len, "%+.*f", dec, x);
+	return strtod(buf, NULL);
+}
+
+/*
+ * Decimals of a delta: one, or as many more as it takes for the bound that
+ * makes it significant to print beyond +-1% as well (+1.03% would print as
+ * +1.0%, which is not beyond +1%).  Its other numbers take the same, so the
+ * printed estimate stays between the printed bounds.
+ */
+static int delta_decimals(const struct lk_delta *d)
+{
+	char b[64];
+	int dec = 1;
+	if (d->verdict == DELTA_NONE)
+		return dec;
+	double bound = d->verdict == DELTA_WORSE ? d->ci_low : d->ci_high;
+	while (dec < 17 && !(fabs(fmt_signed(bound, dec, b, sizeof(b))) > DELTA_THRESHOLD_PCT))
+		dec++;
+	return dec;
+}
+
 void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len)
 {
+	char p[64], lo[64], hi[64];
 	if (!d->valid) {
 		snprintf(buf, len, "n/a");
 		return;
 	}
-	double pct = fabs(d->pct) < 0.05 ? 0 : d->pct;
-	snprintf(buf, len, "%c%.1f%% ± %.1f%%", pct < 0 ? '-' : '+', fabs(pct), d->half);
+	if (!d->bounded) {
+		fmt_signed(d->pct, 1, p, sizeof(p));
+		snprintf(buf, len, "%s%% [unbounded]", p);
+		return;
+	}
+	int dec = delta_decimals(d);
+	double pp = fmt_signed(d->pct, dec, p, sizeof(p));
+	double pl = fmt_signed(d->ci_low, dec, lo, sizeof(lo));
+	double ph = fmt_signed(d->ci_high, dec, hi, sizeof(hi));
+	/* "p ± h" only when it says exactly the printed bounds, p - h and p + h */
+	if (fabs((pp - pl) - (ph - pp)) < 0.5 * pow(10, -dec))
+		snprintf(buf, len, "%s%% ± %.*f%%", p, dec, pp - pl);
+	else
+		snprintf(buf, len, "%s%% [%s%%, %s%%]", p, lo, hi);
 }
 
 size_t report_width(const char *s)
@@ -96,7 +136,7 @@ size_t report_width(const char *s)
 }
 
 struct cells {
-	char name[128], mean[96], range[96], outl[48], delta[96], note[64];
+	char name[128], mean[96], range[96], outl[48], delta[160], note[64];
 };
 
 static void pad(FILE *f, const char *s, size_t width)
@@ -133,7 +173,7 @@ static void make_cells(const struct report_row *r, struct cells *c)
 	double pct = r->st.n ? 100.0 * (double)r->st.outliers / (double)r->st.n : 0;
 	snprintf(c->outl, sizeof(c->outl), "%zu (%.0f%%)", r->st.outliers, pct);
 	if (r->has_delta) {
-		char d[48];
+		char d[144];
 		report_fmt_delta(&r->delta, d, sizeof(d));
 		const char *glyph = r->delta.verdict == DELTA_BETTER ? "⚡ "
 				  : r->delta.verdict == DELTA_WORSE ? "💩 " : "   ";

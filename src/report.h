@@ -5,7 +5,7 @@
  *   Benchmark 2 (9 runs): ./build-new -O2
  *
  *   measurement      mean ± σ          min … max          outliers   delta
- *   wall_time        130ms ± 8.30ms    125ms … 141ms      0 (0%)     ⚡ -78.0% ± 0.5%
+ *   wall_time        130ms ± 8.30ms    125ms … 141ms      0 (0%)     ⚡ -78.0% ± 1.1%
  *
  * The formatting functions are pure (buffers in, no I/O); report_block()
  * writes to the FILE it is given.
@@ -22,7 +22,13 @@
 
 /* "591ms", "137MB", "2.51G", "231": 3 significant digits, SI (x1000) prefixes. unit: "ns", "bytes" or NULL. */
 void report_fmt_value(double v, const char *unit, char *buf, size_t len);
-/* "+12.3% ± 1.1%" (ASCII sign). */
+/*
+ * "+12.3% ± 1.1%" when the 95% interval is symmetric at the printed
+ * precision, "+300.0% [+180.0%, +460.0%]" when not, "+12.3% [unbounded]"
+ * when it has no bounds; "n/a" without a relative change.  Every number
+ * has its own ASCII sign ("-0.0%").  A significant delta's deciding bound
+ * gets the decimals it needs to print beyond +-1% (see README).
+ */
 void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len);
 /* Columns a string takes on a terminal (UTF-8 aware, ANSI escapes skipped, emoji count 2). */
 size_t report_width(const char *s);

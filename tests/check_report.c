@@ -1,5 +1,6 @@
 /* check_report.c: human units, delta text and the table layout. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,21 +41,98 @@ START_TEST(test_fmt_value)
 }
 END_TEST
 
+#define D(p, l, h, v) { .valid = true, .bounded = true, .pct = (p), .ci_low = (l), .ci_high = (h), .verdict = (v) }
+#define N DELTA_NONE
+#define B DELTA_BETTER
+#define W DELTA_WORSE
+
+/* The delta column's rules (README, "How the numbers are computed"). */
+static const struct {
+	struct lk_delta d;
+	const char *out;
+} delta_fmt_cases[] = {
+	/* symmetric at one decimal: the compact form */
+	{ D(-78.04, -78.53, -77.55, B), "-78.0% ± 0.5%" },
+	{ D(12.34, 11.24, 13.44, W), "+12.3% ± 1.1%" },
+	{ D(10, 10, 10, W), "+10.0% ± 0.0%" },
+	/* symmetric before rounding is not enough: p - h and p + h must be the printed bounds */
+	{ D(1.54, 1.08, 2.0, W), "+1.5% [+1.1%, +2.0%]" },
+	/* asymmetric (a ratio of 4 from noisy samples) */
+	{ D(300.4, 180.2, 460.9, W), "+300.4% [+180.2%, +460.9%]" },
+	{ D(-96.83, -100, -84.25, B), "-96.8% [-100.0%, -84.2%]" },
+	/* a change in (-0.05%, 0) keeps its sign; an exact 0 is +0.0% */
+	{ D(-0.01, -0.01, -0.01, N), "-0.0% ± 0.0%" },
+	{ D(-0.049, -0.3, 0.2, N), "-0.0% [-0.3%, +0.2%]" },
+	{ D(0.01, -0.5, 0.5, N), "+0.0% ± 0.5%" },
+	{ D(0, 0, 0, N), "+0.0% ± 0.0%" },
+	{ D(-0.0, -0.0, 0, N), "+0.0% ± 0.0%" },
+	/* a significant bound prints beyond +-1% however close it is: more decimals for all three */
+	{ D(1.6, 1.03, 2.19, W), "+1.60% [+1.03%, +2.19%]" },
+	{ D(1.3, 1.0004, 1.5996, W), "+1.3000% ± 0.2996%" },
+	{ D(-1.5, -2.0, -1.01, B), "-1.50% [-2.00%, -1.01%]" },
+	{ D(-1.5, -2.0, -1.0000001, B), "-1.5000000% [-2.0000000%, -1.0000001%]" },
+	/* not significant: a bound at +-1.0% needs no more decimals (1.0 is not beyond 1) */
+	{ D(1.5, 0.98, 2.1, N), "+1.5% [+1.0%, +2.1%]" },
+	{ D(-1.5, -2.1, -0.999, N), "-1.5% [-2.1%, -1.0%]" },
+	/* no interval to print */
+	{ { .valid = true, .pct = 43.75, .ci_low = NAN, .ci_high = NAN }, "+43.8% [unbounded]" },
+	{ { .valid = true, .pct = -0.02, .ci_low = NAN, .ci_high = NAN }, "-0.0% [unbounded]" },
+	{ { .valid = false }, "n/a" },
+};
+
 START_TEST(test_fmt_delta)
 {
-	char buf[48];
-	struct lk_delta d = { .valid = true, .pct = -78.04, .half = 0.49, .verdict = DELTA_BETTER };
-	report_fmt_delta(&d, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "-78.0% ± 0.5%");
-	d = (struct lk_delta){ .valid = true, .pct = 12.34, .half = 1.1 };
-	report_fmt_delta(&d, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "+12.3% ± 1.1%");
-	d = (struct lk_delta){ .valid = true, .pct = -0.01, .half = 0 };
-	report_fmt_delta(&d, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "+0.0% ± 0.0%");
-	d = (struct lk_delta){ .valid = false };
-	report_fmt_delta(&d, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "n/a");
+	char buf[160];
+	report_fmt_delta(&delta_fmt_cases[_i].d, buf, sizeof(buf));
+	ck_assert_str_eq(buf, delta_fmt_cases[_i].out);
+}
+END_TEST
+
+/* The printed numbers of a delta: estimate, then both bounds (from "p ± h" or "p [l, h]"). */
+static int printed(const char *s, double *p, double *l, double *h)
+{
+	char *end;
+	*p = strtod(s, &end);
+	if (!strncmp(end, "% ± ", strlen("% ± "))) {
+		double w = strtod(end + strlen("% ± "), NULL);
+		*l = *p - w;
+		*h = *p + w;
+		return 2;
+	}
+	return sscanf(end, "%% [%lf%%, %lf%%]", l, h);
+}
+
+/*
+ * Over many deltas around the thresholds, from compare_delta itself: the
+ * glyph (the verdict) never contradicts what is printed.  Significant
+ * exactly when the printed interval lies beyond +-1%; the printed
+ * estimate lies within the printed bounds and has the sign of the change.
+ */
+START_TEST(test_fmt_delta_agrees_with_verdict)
+{
+	struct lk_stats ref = { .n = 5, .mean = 1000, .sd = 2, .min = 990 };
+	size_t significant = 0, total = 0, finer = 0;
+	for (double m = 970; m <= 1030; m += 0.0625) {
+		for (double sd = 0; sd <= 8; sd += 0.5) {
+			struct lk_stats cur = { .n = 5, .mean = m, .sd = sd, .min = m - 3 * sd };
+			struct lk_delta d;
+			compare_delta(&ref, &cur, &d);
+			char buf[160];
+			report_fmt_delta(&d, buf, sizeof(buf));
+			double p, l, h;
+			ck_assert_msg(d.bounded && printed(buf, &p, &l, &h) == 2, "%s", buf);
+			bool beyond = l > DELTA_THRESHOLD_PCT || h < -DELTA_THRESHOLD_PCT;
+			ck_assert_msg(beyond == (d.verdict != DELTA_NONE), "%s with verdict %d", buf, d.verdict);
+			ck_assert_msg(l <= p + 1e-12 && p <= h + 1e-12, "%s", buf);
+			ck_assert_msg(d.pct == 0 || (buf[0] == '-') == (d.pct < 0), "%s for %g", buf, d.pct);
+			significant += d.verdict != DELTA_NONE;
+			finer += strspn(strchr(buf, '.') + 1, "0123456789") > 1;
+			total++;
+		}
+	}
+	ck_assert_uint_gt(significant, total / 4);
+	ck_assert_uint_lt(significant, total);
+	ck_assert_uint_gt(finer, 0);	/* the sweep reaches bounds within 0.05 of +-1% */
 }
 END_TEST
 
@@ -81,8 +159,8 @@ static char *render(bool color, bool delta)
 	};
 	if (delta) {
 		rows[0].has_delta = rows[1].has_delta = true;
-		rows[0].delta = (struct lk_delta){ .valid = true, .pct = -78, .half = 0.5, .verdict = DELTA_BETTER };
-		rows[1].delta = (struct lk_delta){ .valid = true, .pct = 0.4, .half = 0.9 };
+		rows[0].delta = (struct lk_delta)D(-78, -78.5, -77.5, DELTA_BETTER);
+		rows[1].delta = (struct lk_delta)D(0.4, -0.5, 1.3, DELTA_NONE);
 	}
 	struct report_opts o = { .color = color };
 	report_block(f, &o, delta ? 2 : 1, 9, "./build-new -O2", rows, 2);
@@ -127,7 +205,8 @@ Suite *report_suite(void)
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("format");
 	tcase_add_loop_test(tc, test_fmt_value, 0, sizeof(value_cases) / sizeof(*value_cases));
-	tcase_add_test(tc, test_fmt_delta);
+	tcase_add_loop_test(tc, test_fmt_delta, 0, sizeof(delta_fmt_cases) / sizeof(*delta_fmt_cases));
+	tcase_add_test(tc, test_fmt_delta_agrees_with_verdict);
 	tcase_add_test(tc, test_width);
 	tcase_add_test(tc, test_block_plain);
 	tcase_add_test(tc, test_block_delta);

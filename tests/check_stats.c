@@ -1,6 +1,9 @@
 /* check_stats.c: summary statistics, Student t quantiles and deltas on known numbers. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "compare.h"
 #include "stats.h"
@@ -82,54 +85,128 @@ START_TEST(test_t_crit_fractional_between)
 }
 END_TEST
 
-static struct lk_stats mk(double mean, double sd, size_t n)
-{
-	struct lk_stats s = { .n = n, .mean = mean, .sd = sd, .min = mean, .max = mean };
-	return s;
-}
-
+/* Cases with no spread on either side, or no usable reference: decided without t. */
 static const struct {
 	struct lk_stats ref, cur;
-	int valid;
-	double pct, half;
+	int valid, bounded;
+	double pct, low, high;
 	enum delta_verdict verdict;
 } delta_cases[] = {
 	/* deterministic counts (valgrind): no spread, any change beyond 1% is certain */
-	{ { .n = 3, .mean = 100 }, { .n = 3, .mean = 110 }, 1, 10, 0, DELTA_WORSE },
-	{ { .n = 3, .mean = 100 }, { .n = 3, .mean = 50 }, 1, -50, 0, DELTA_BETTER },
+	{ { .n = 3, .mean = 100 }, { .n = 3, .mean = 110 }, 1, 1, 10, 10, 10, DELTA_WORSE },
+	{ { .n = 3, .mean = 100 }, { .n = 3, .mean = 50 }, 1, 1, -50, -50, -50, DELTA_BETTER },
 	/* within the 1% practical threshold: never flagged, however certain */
-	{ { .n = 3, .mean = 100 }, { .n = 3, .mean = 100.5 }, 1, 0.5, 0, DELTA_NONE },
-	/* equal sd 10, n 3 each: se = sqrt(200/3) = 8.165, Welch df = 4, t = 2.7764 -> half 22.67% */
-	{ { .n = 3, .mean = 100, .sd = 10 }, { .n = 3, .mean = 130, .sd = 10 }, 1, 30, 22.6697, DELTA_WORSE },
-	{ { .n = 3, .mean = 100, .sd = 10 }, { .n = 3, .mean = 110, .sd = 10 }, 1, 10, 22.6697, DELTA_NONE },
-	/* interval crosses -1%: not significant */
-	{ { .n = 3, .mean = 100, .sd = 10 }, { .n = 3, .mean = 80, .sd = 10 }, 1, -20, 22.6697, DELTA_NONE },
-	/* reference mean 0 */
-	{ { .n = 3, .mean = 0 }, { .n = 3, .mean = 5 }, 0, 0, 0, DELTA_NONE },
-	{ { .n = 3, .mean = 0 }, { .n = 3, .mean = 0 }, 1, 0, 0, DELTA_NONE },
+	{ { .n = 3, .mean = 100 }, { .n = 3, .mean = 100.5 }, 1, 1, 0.5, 0.5, 0.5, DELTA_NONE },
+	{ { .n = 1, .mean = 100 }, { .n = 1, .mean = 99.5 }, 1, 1, -0.5, -0.5, -0.5, DELTA_NONE },
+	/* reference mean 0: no relative change, unless both are 0 throughout */
+	{ { .n = 3, .mean = 0 }, { .n = 3, .mean = 5 }, 0, 0, 0, NAN, NAN, DELTA_NONE },
+	{ { .n = 3, .mean = 0 }, { .n = 3, .mean = 0 }, 1, 1, 0, 0, 0, DELTA_NONE },
+	{ { .n = 3, .mean = 0, .sd = 1, .min = -1 }, { .n = 3, .mean = 0 }, 1, 0, 0, NAN, NAN, DELTA_NONE },
 };
+
+static void check_bound(const char *what, double got, double want, double tol)
+{
+	if (isnan(want))
+		ck_assert_msg(isnan(got), "%s: %.17g, want NAN", what, got);
+	else
+		ck_assert_msg(fabs(got - want) <= tol, "%s: %.17g, want %.17g", what, got, want);
+}
 
 START_TEST(test_delta_table)
 {
 	struct lk_delta d;
 	compare_delta(&delta_cases[_i].ref, &delta_cases[_i].cur, &d);
 	ck_assert_int_eq(d.valid, delta_cases[_i].valid);
+	ck_assert_int_eq(d.bounded, delta_cases[_i].bounded);
 	ck_assert_double_eq_tol(d.pct, delta_cases[_i].pct, 1e-9);
-	ck_assert_double_eq_tol(d.half, delta_cases[_i].half, 1e-3);
+	check_bound("ci_low", d.ci_low, delta_cases[_i].low, 1e-9);
+	check_bound("ci_high", d.ci_high, delta_cases[_i].high, 1e-9);
 	ck_assert_int_eq(d.verdict, delta_cases[_i].verdict);
 }
 END_TEST
 
-START_TEST(test_delta_unequal_variance_uses_welch_df)
+#define MAX_SAMPLES 64
+
+static size_t parse_samples(char *s, double *v)
 {
-	/* v1 = 100/3, v2 = 1/3 -> df = (101/3)^2 / ((100/3)^2/2 + (1/3)^2/2) ~= 2.0398 */
-	struct lk_stats a = mk(100, 10, 3), b = mk(150, 1, 3);
+	size_t n = 0;
+	for (char *tok = strtok(s, " "); tok && n < MAX_SAMPLES; tok = strtok(NULL, " "))
+		v[n++] = strtod(tok, NULL);
+	return n;
+}
+
+static double parse_bound(const char *s)
+{
+	return strcmp(s, "unbounded") ? strtod(s, NULL) : NAN;
+}
+
+/*
+ * Fieller's interval against tests/fixtures/fieller/delta.tsv, which scipy
+ * computed once from the samples by root-finding on the definition (see
+ * gen.py there).  The samples go through stats_compute() as in `record`.
+ */
+START_TEST(test_delta_fieller_fixture)
+{
+	FILE *f = fopen(LAUKA_SRCDIR "/tests/fixtures/fieller/delta.tsv", "r");
+	ck_assert_ptr_nonnull(f);
+	char *line = NULL;
+	size_t cap = 0, rows = 0, unbounded = 0, verdicts[3] = { 0 };
+	while (getline(&line, &cap, f) > 0) {
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		char *col[7];
+		size_t ncol = 0;
+		for (char *p = line, *tab; ncol < 7; p = tab + 1) {
+			col[ncol++] = p;
+			if (!(tab = strchr(p, '\t')))
+				break;
+			*tab = '\0';
+		}
+		ck_assert_uint_eq(ncol, 7);
+		double a[MAX_SAMPLES], b[MAX_SAMPLES];
+		size_t na = parse_samples(col[1], a), nb = parse_samples(col[2], b);
+		struct lk_stats sa, sb;
+		stats_compute(a, na, &sa);
+		stats_compute(b, nb, &sb);
+		struct lk_delta d;
+		compare_delta(&sa, &sb, &d);
+		double pct = strtod(col[3], NULL), low = parse_bound(col[4]), high = parse_bound(col[5]);
+		enum delta_verdict v = !strcmp(col[6], "worse") ? DELTA_WORSE
+				     : !strcmp(col[6], "better") ? DELTA_BETTER : DELTA_NONE;
+		ck_assert_msg(d.valid, "%s: invalid", col[0]);
+		ck_assert_msg(fabs(d.pct - pct) <= 1e-9 * fmax(1, fabs(pct)), "%s: pct %.17g, want %.17g", col[0], d.pct, pct);
+		ck_assert_msg(d.bounded == !isnan(low), "%s: bounded %d", col[0], d.bounded);
+		check_bound(col[0], d.ci_low, low, 1e-8 * fmax(1, fabs(low)));
+		check_bound(col[0], d.ci_high, high, 1e-8 * fmax(1, fabs(high)));
+		ck_assert_msg(d.verdict == v, "%s: verdict %d, want %d", col[0], d.verdict, v);
+		rows++;
+		unbounded += !d.bounded;
+		verdicts[v + 1]++;
+	}
+	free(line);
+	fclose(f);
+	/* the table covers every kind of answer */
+	ck_assert_uint_ge(rows, 30);
+	ck_assert_uint_ge(unbounded, 2);
+	ck_assert_uint_ge(verdicts[0], 1);
+	ck_assert_uint_ge(verdicts[1], 1);
+	ck_assert_uint_ge(verdicts[2], 1);
+}
+END_TEST
+
+START_TEST(test_delta_never_below_minus_100)
+{
+	/* b not clearly above 0: Fieller's lower root is negative, but a ratio of counts is not */
+	double a[] = { 100, 102, 98 }, b[] = { 0, 9, 0.5 };
+	struct lk_stats sa, sb;
+	stats_compute(a, 3, &sa);
+	stats_compute(b, 3, &sb);
 	struct lk_delta d;
-	compare_delta(&a, &b, &d);
-	double se = sqrt(100.0 / 3 + 1.0 / 3);
-	double df = pow(101.0 / 3, 2) / (pow(100.0 / 3, 2) / 2 + pow(1.0 / 3, 2) / 2);
-	ck_assert_double_eq_tol(d.half, t_crit95(df) * se, 1e-9);
-	ck_assert_int_eq(d.verdict, DELTA_WORSE);
+	compare_delta(&sa, &sb, &d);
+	ck_assert(d.bounded);
+	ck_assert_double_eq(d.ci_low, -100);
+	ck_assert(d.ci_high > d.pct && d.pct > d.ci_low);
 }
 END_TEST
 
@@ -145,7 +222,8 @@ Suite *stats_suite(void)
 	tcase_add_loop_test(tc, test_t_crit, 0, sizeof(t_cases) / sizeof(*t_cases));
 	tcase_add_test(tc, test_t_crit_fractional_between);
 	tcase_add_loop_test(tc, test_delta_table, 0, sizeof(delta_cases) / sizeof(*delta_cases));
-	tcase_add_test(tc, test_delta_unequal_variance_uses_welch_df);
+	tcase_add_test(tc, test_delta_fieller_fixture);
+	tcase_add_test(tc, test_delta_never_below_minus_100);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,7 +9,7 @@ expect_out 'outliers *delta$'
 # Reference block has no delta column; the later one does, with a significant slowdown.
 block1=$(printf '%s\n' "$out" | sed -n '/^Benchmark 1/,/^Benchmark 2/p')
 printf '%s\n' "$block1" | grep -q delta && fail "reference block shows a delta"
-row_of 2 wall_time | grep -q '💩 +[0-9.]*% ± [0-9.]*%' || fail "no significant wall_time delta: $(row_of 2 wall_time)"
+row_of 2 wall_time | grep -Eq '💩 \+[0-9.]+% (± [0-9.]+%|\[\+[0-9.]+%, \+[0-9.]+%\])$' || fail "no significant wall_time delta: $(row_of 2 wall_time)"
 row_of 1 peak_rss | grep -q 'B ±' || fail "peak_rss not in bytes units: $(row_of 1 peak_rss)"
 printf '%s\n' "$out" | grep -q "$(printf '\033')" && fail "colour with --color never"
 

@@ -30,7 +30,7 @@ assert g["gate"] == "wall_time=10%" and g["limit_percent"] == 10 and g["command_
 assert g["basis"] == "interval" and g["result"] == "fail"
 # The gate's verdict is its rule applied to the exported interval, and the change is the delta's.
 m = next(m for m in d["commands"][1]["measurements"] if m["name"] == "wall_time")
-assert g["ci_low"] == m["delta"]["ci_low"] and g["ci_low"] > 10
+assert g["ci95_low"] == m["delta"]["ci95_low"] and g["ci95_low"] > 10
 ref = next(m for m in d["commands"][0]["measurements"] if m["name"] == "wall_time")
 want = (sum(m["samples"]) / 5 - sum(ref["samples"]) / 5) / sum(ref["samples"]) * 5 * 100
 assert abs(g["change_percent"] - want) < 1e-6 * abs(want), (g, want)
