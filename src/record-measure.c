@@ -138,6 +138,8 @@ static int run_measured(struct record *rec, struct record_cmd *c, const char *wh
 {
 	struct runner_result res;
 	char err[512];
+	if (runner_interrupted)
+		return 0;	/* Ctrl-C during a hook: start nothing more */
 	if (runner_run(&rec->run, c->prog.path, c->prog.argv, rec->bi, rec->nbi, rec->counts, &res, err, sizeof(err)) < 0) {
 		progress_clear(&rec->prog);
 		error("measuring %s '%s': %s", what, c->prog.text, err);

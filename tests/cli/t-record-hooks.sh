@@ -98,4 +98,16 @@ expect_rc 6
 expect_err "^error: --prepare 'sh -c .*' of command 1 failed with exit code 6$"
 expect_out '^Benchmark 1 (1 run): true$'
 grep -q '"exit_code": 6, "failed_step": "prepare", "runs": 1' p.json || fail "prepare failure not exported: $(cat p.json)"
+
+# Ctrl-C during a hook ends it, and nothing more starts.
+printf '#!/bin/sh\ntouch in-prepare\nexec sleep 20\n' > slow.sh; chmod +x slow.sh
+"$LAUKA" --backend rusage --prepare ./slow.sh -- 'touch ran' > o.txt 2> e.txt &
+pid=$!
+i=0
+while [ ! -e in-prepare ]; do i=$((i + 1)); [ $i -gt 100 ] && { kill -9 $pid; fail "prepare never ran"; }; sleep 0.1; done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "expected 130 after Ctrl-C in a hook, got $rc: $(cat e.txt)"
+[ ! -e ran ] || fail "the command started after Ctrl-C"
 exit 0
