@@ -7,20 +7,29 @@
 # The kperf backend's logic is tested on Linux against a stand-in for
 # Apple's kperf/kperfdata frameworks, built as a shared object and loaded
 # through the same dlopen path ($LAUKA_KPERF_PATH); it must not be linked
-# into the test binary, so it is taken out of TEST_SUPPORT.
+# into the test binary, so it is taken out of TEST_SUPPORT.  Its samples
+# come from the real child; kperf-spin is a CPU-bound child of known
+# length and thread count for those tests (a program of its own).
 .PHONY: check-macos
 
 STANDIN_SRC := tests/support/kperf-standin.c
 STANDIN_SO  := $(BUILD)/libkperf-standin.so
-TEST_SUPPORT := $(filter-out $(STANDIN_SRC),$(TEST_SUPPORT))
-CHECK_DEPS  += $(STANDIN_SO)
+SPIN_SRC    := tests/support/kperf-spin.c
+SPIN        := $(BUILD)/kperf-spin
+TEST_SUPPORT := $(filter-out $(STANDIN_SRC) $(SPIN_SRC),$(TEST_SUPPORT))
+CHECK_DEPS  += $(STANDIN_SO) $(SPIN)
+
+$(SPIN): $(SPIN_SRC)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(CPPFLAGS) $(LK_CFLAGS) -pthread -o $@ $< $(LK_LDFLAGS) -pthread
 
 $(STANDIN_SO): $(STANDIN_SRC) tests/support/kperf-standin.h src/backend-kperf.h src/kperf-agg.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(CPPFLAGS) -Itests/support $(LK_CFLAGS) -fPIC -shared -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) -Itests/support $(LK_CFLAGS) -fPIC -shared -pthread -o $@ $< $(LK_LDFLAGS)
 
-test-unit: $(STANDIN_SO)
+test-unit: $(STANDIN_SO) $(SPIN)
 
 check-macos:
 	$(Q)sh scripts/check-macos.sh

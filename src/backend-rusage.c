@@ -14,8 +14,13 @@
  * child's exit with waitid(WNOWAIT) and calls exited(pid) before reaping it,
  * so the zombie is still there to be read.  The newest RUSAGE_INFO flavor
  * the headers know is tried first and older ones after it (an older kernel
- * answers EINVAL for a flavor it does not know).  Not verified on Apple
- * hardware: compile-checked only (make check-macos).
+ * answers EINVAL for a flavor it does not know).  XNU keeps a zombie's
+ * counts for exactly this (kern_exit.c stashes them before the process
+ * becomes a zombie; proc_pid_rusage falls back to proc_find_zombref).  They
+ * are the process's own (recount: every thread, user and kernel mode); its
+ * children's are separate (ri_child_*), so a shell's commands are not in
+ * them.  Not verified on Apple hardware: compile-checked only (make
+ * check-macos).
  */
 #include "backend.h"
 #include "error.h"
@@ -47,8 +52,10 @@ static const struct {
 	[RU_NVCSW] = { "voluntary_cs", NULL, "Voluntary context switches (waiting for a resource)" },
 	[RU_NIVCSW] = { "involuntary_cs", NULL, "Involuntary context switches (preempted)" },
 #ifdef __APPLE__
-	[RU_INSTR] = { "instructions", NULL, "Instructions retired by the command (proc_pid_rusage ri_instructions)" },
-	[RU_CYCLES] = { "cycles", NULL, "CPU cycles of the command (proc_pid_rusage ri_cycles)" },
+	[RU_INSTR] = { "instructions", NULL, "Instructions retired by the command's own process, user and kernel mode, "
+		       "not its children (proc_pid_rusage ri_instructions)" },
+	[RU_CYCLES] = { "cycles", NULL, "CPU cycles of the command's own process, user and kernel mode, not its "
+		      "children (proc_pid_rusage ri_cycles)" },
 	[RU_PINSTR] = { "p_instructions", NULL, "Instructions retired on performance cores (ri_pinstructions, RUSAGE_INFO_V6)" },
 	[RU_PCYCLES] = { "p_cycles", NULL, "Cycles on performance cores (ri_pcycles, RUSAGE_INFO_V6)" },
 	[RU_ENERGY] = { "energy", NULL, "Energy used by the command in nanojoules (ri_energy_nj; ri_billed_energy before V6)" },

@@ -9,6 +9,7 @@ int cmd_record(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_baselines(int argc, char **argv);
 

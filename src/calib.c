@@ -218,9 +218,9 @@ size_t calib_expect_for(const struct calib_expectations *e, const struct lk_pmu 
 
 void calib_normalise(const struct calib_counts *c, double *pu1, double *pu4, double *response)
 {
-	double n = (double)c->n;
-	*pu1 = c->n > 1 ? (c->c1 - c->c0) / (n - 1) : NAN;
-	*pu4 = c->n > 0 ? (c->c4 - c->c0) / (4 * n - 1) : NAN;
+	double n = (double)c->n, n0 = c->n0 ? (double)c->n0 : 1;
+	*pu1 = n > n0 ? (c->c1 - c->c0) / (n - n0) : NAN;
+	*pu4 = c->n > 0 && 4 * n > n0 ? (c->c4 - c->c0) / (4 * n - n0) : NAN;
 	*response = c->n > 0 ? (c->c4 - c->c1) / (3 * n) : NAN;
 }
 

@@ -10,6 +10,7 @@
  * printing.  Each probe therefore runs three times: at scale 1 (the
  * baseline, almost pure constant), at 1× and at 4×.  Then
  *   per_unit_1x = (c1 - c0) / (n - 1)        per_unit_4x = (c4 - c0) / (4n - 1)
+ * (with a baseline at scale n0 instead of 1: n - n0 and 4n - n0)
  * are per-unit responses with the constant removed; a linear counter gives
  * the same value at both scales (that is the linearity check: the 4× run
  * gives 4× the work-dependent counts), and
@@ -106,6 +107,7 @@ size_t calib_expect_for(const struct calib_expectations *e, const struct lk_pmu 
 struct calib_counts {
 	double c0, c1, c4;	/* at scale 1, n, 4n (after multiplexing scaling) */
 	uint64_t n;		/* the 1x scale */
+	uint64_t n0;		/* the baseline's scale when not 1 (0 = 1): a sampled backend needs it longer */
 };
 
 enum calib_state { CALIB_MEASURED, CALIB_UNSUPPORTED, CALIB_UNSCHEDULABLE };

@@ -199,6 +199,9 @@ static int run_probe(struct cal_run *cr, size_t p, uint64_t n, struct backend_in
 	return 0;
 }
 
+/* Runs of one probe and scale tried before an event that was not counted is given up on. */
+#define CAL_NOT_COUNTED_TRIES 5
+
 static void mark(struct cal_event *e, enum calib_state st, const char *why)
 {
 	e->state = st;
@@ -259,27 +262,57 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 	 * over the whole pass, so a burst of load on the machine (or on an SMT
 	 * sibling) cannot slow all of them. */
 	static const char *const what[3] = { "baseline", "1x", "4x" };
+	uint64_t base[CALIB_MAX_PROBES];	/* the baseline's scale per probe */
+	for (size_t p = 0; p < CALIB_MAX_PROBES; p++)
+		base[p] = 1;
 	for (unsigned round = 0; open && round < cr->reps && ret == 0; round++) {
 		for (size_t p = 0; p < cr->nprobes && ret == 0; p++) {
 			uint64_t n1 = cr->scales[p].n;
-			const uint64_t scale[3] = { 1, n1, 4 * n1 };
+			uint64_t scale[3] = { base[p], n1, 4 * n1 };
 			for (int k = 0; k < 3; k++) {
 				progress(cr, pass, npasses, cr->scales[p].probe, what[k]);
-				if (run_probe(cr, p, scale[k], &bi, counts) < 0) {
-					ret = -1;
-					break;
+				/*
+				 * A sampled backend (kperf) sees no sample of a run much
+				 * shorter than its period, and the baseline at scale 1
+				 * takes about 1 ms: not counted is not "unsupported".
+				 * Such a run is repeated; in the first round a baseline
+				 * nobody saw moves to a 16x larger scale, up to n/4.
+				 */
+				bool missed = false;
+				for (int attempt = 0; attempt < CAL_NOT_COUNTED_TRIES; attempt++) {
+					if ((ret = run_probe(cr, p, scale[k], &bi, counts)) < 0)
+						break;
+					missed = false;
+					for (size_t i = 0; i < nlive; i++)
+						missed |= counts[i].supported && counts[i].enabled && !counts[i].running;
+					if (!missed)
+						break;
+					if (k == 0 && round == 0 && attempt == CAL_NOT_COUNTED_TRIES - 1 &&
+					    base[p] * 16 <= n1 / 4) {
+						base[p] *= 16;
+						scale[0] = base[p];
+						attempt = -1;
+					}
 				}
+				if (ret < 0)
+					break;
 				progress_tick(&cr->prog);
 				for (size_t i = 0; i < nlive; i++) {
 					struct lk_counts *c = &counts[i];
 					struct calib_counts *cc = &live[i]->counts[p];
+					bool not_counted = c->supported && c->enabled && !c->running;
 					counts_scale(c);
-					if (!c->supported || (c->enabled && !c->running)) {
-						if (live[i]->state == CALIB_MEASURED)
-							mark(live[i], CALIB_UNSUPPORTED, "the backend counted nothing");
+					if (!c->supported || not_counted) {
+						char why[160];
+						snprintf(why, sizeof(why), "not counted in %d runs of '%s' at scale %llu (no sample)",
+							 CAL_NOT_COUNTED_TRIES, cr->scales[p].probe, (unsigned long long)scale[k]);
+						/* Once measured in an earlier round, a missed run only loses a repetition. */
+						if (live[i]->state == CALIB_MEASURED && (round == 0 || !c->supported))
+							mark(live[i], CALIB_UNSUPPORTED, c->supported ? why : "the backend counted nothing");
 						continue;
 					}
 					cc->n = n1;
+					cc->n0 = base[p];
 					double v = (double)c->value;
 					double *dst = k == 0 ? &cc->c0 : k == 1 ? &cc->c1 : &cc->c4;
 					if (round == 0 || v < *dst)

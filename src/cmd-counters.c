@@ -12,6 +12,7 @@
  * are case-insensitive); other catalogues keep their own spelling (Ir, D1mr).
  */
 #include "backend.h"
+#include "backend-kperf.h"
 #include "builtin.h"
 #include "catalog.h"
 #include "db.h"
@@ -278,6 +279,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 			}
 			strbuf_addf(&d, ")");
 		}
+		if (kperf_event_note(p, e))	/* F5: kpc's configurable counters are user mode only */
+			strbuf_addf(&d, "%s[%s]", d.len ? " " : "", kperf_event_note(p, e));
 		if (e->errata)
 			strbuf_addf(&d, "%s[errata: %s]", d.len ? " " : "", e->errata);
 		struct strbuf line = STRBUF_INIT;

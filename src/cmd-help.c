@@ -20,6 +20,7 @@ static const char overview[] =
 	"       lauka counters [--details] [--no-headers]\n"
 	"       lauka calibrate [--backend NAME] [--quick]\n"
 	"       lauka baselines [list | show NAME | delete NAME]\n"
+	"       lauka doctor [--backend NAME] [--json]\n"
 	"       lauka version\n"
 	"       lauka help [verb]\n"
 	"\n"
@@ -28,6 +29,7 @@ static const char overview[] =
 	"  counters    list this machine's events, their constraints and calibration verdicts\n"
 	"  calibrate   validate every counter with probe workloads of known behaviour\n"
 	"  baselines   list, show or delete the baselines record --save-baseline stored\n"
+	"  doctor      check the facts lauka relies on, on this machine\n"
 	"  version     version, build features and which counter backends work here\n"
 	"  help        show help for a verb\n"
 	"\n"
@@ -162,6 +164,21 @@ static const char calibrate_usage[] =
 	"  lauka calibrate --backend valgrind --quick\n"
 	"  lauka calibrate\n";
 
+static const char doctor_usage[] =
+	"usage: lauka doctor [--backend NAME] [--json]\n"
+	"\n"
+	"Check, on this machine, what lauka relies on and print each fact with what\n"
+	"lauka expects, what was observed and a verdict (ok, info, FAIL).  On macOS\n"
+	"run it with sudo: as root it measures kperf itself (counter counts, the\n"
+	"trace record layout, sampling rate and coverage, kdebug costs).\n"
+	"\n"
+	"options:\n"
+	"      --backend NAME      only the facts of one backend (perf, valgrind, kperf, rusage)\n"
+	"      --json              print the facts as JSON (for a bug report)\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"exit codes: 0 every fact lauka needs holds, 2 otherwise (the FAIL lines).\n";
+
 static const char version_usage[] =
 	"usage: lauka version\n"
 	"\n"
@@ -177,6 +194,7 @@ static const struct {
 	{ "counters", counters_usage },
 	{ "calibrate", calibrate_usage },
 	{ "baselines", baselines_usage },
+	{ "doctor", doctor_usage },
 	{ "version", version_usage },
 	{ "help", help_usage },
 };

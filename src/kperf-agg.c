@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kperf_agg_init(struct kperf_agg *a, size_t ncounters)
+void kperf_agg_init(struct kperf_agg *a, size_t ncounters, enum kperf_base base)
 {
 	memset(a, 0, sizeof(*a));
+	a->base = base;
 	a->ncounters = ncounters > KPERF_MAX_COUNTERS ? KPERF_MAX_COUNTERS : ncounters;
 }
 
@@ -21,7 +22,7 @@ void kperf_agg_release(struct kperf_agg *a)
 void kperf_agg_reset(struct kperf_agg *a)
 {
 	a->nthreads = 0;
-	a->records = a->dropped = 0;
+	a->records = a->dropped = a->lost = a->starts = a->ends = 0;
 }
 
 static struct kperf_thread *thread_of(struct kperf_agg *a, uint64_t tid)
@@ -56,11 +57,23 @@ void kperf_agg_feed(struct kperf_agg *a, const struct kperf_kdbuf *recs, size_t 
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct kperf_kdbuf *r = &recs[i];
+		if (r->debugid == KPERF_TRACE_LOST_EVENTS) {
+			a->lost++;
+			for (size_t t = 0; t < a->nthreads; t++) {
+				if (a->threads[t].assembling)
+					a->dropped++;
+				a->threads[t].assembling = false;
+				a->threads[t].npending = 0;
+			}
+			continue;
+		}
 		if ((r->debugid & ~KPERF_FUNC_MASK) != KPERF_DEBUGID_THREAD)
 			continue;
 		a->records++;
 		struct kperf_thread *t = thread_of(a, r->tid);
 		unsigned fn = r->debugid & KPERF_FUNC_MASK;
+		a->starts += (fn & KPERF_FUNC_START) != 0;
+		a->ends += (fn & KPERF_FUNC_END) != 0;
 		if (fn & KPERF_FUNC_START) {
 			if (t->assembling)	/* the previous sample never ended */
 				a->dropped++;
@@ -88,6 +101,12 @@ void kperf_agg_total(const struct kperf_agg *a, uint64_t *out)
 	memset(out, 0, a->ncounters * sizeof(uint64_t));
 	for (size_t i = 0; i < a->nthreads; i++) {
 		const struct kperf_thread *t = &a->threads[i];
+		if (a->base == KPERF_BASE_ZERO) {
+			if (t->nsamples)
+				for (size_t c = 0; c < a->ncounters; c++)
+					out[c] += t->last[c];
+			continue;
+		}
 		if (t->nsamples < 2)
 			continue;
 		for (size_t c = 0; c < a->ncounters; c++)
@@ -99,8 +118,9 @@ void kperf_agg_total(const struct kperf_agg *a, uint64_t *out)
 size_t kperf_agg_threads_counted(const struct kperf_agg *a)
 {
 	size_t n = 0;
+	size_t need = a->base == KPERF_BASE_ZERO ? 1 : 2;
 	for (size_t i = 0; i < a->nthreads; i++)
-		n += a->threads[i].nsamples >= 2;
+		n += a->threads[i].nsamples >= need;
 	return n;
 }
 

@@ -23,6 +23,7 @@ static const struct verb verbs[] = {
 	{ "baselines", cmd_baselines },
 	{ "calibrate", cmd_calibrate },
 	{ "counters", cmd_counters },
+	{ "doctor", cmd_doctor },
 	{ "help", cmd_help },
 	{ "record", cmd_record },
 	{ "version", cmd_version },

@@ -8,6 +8,7 @@
  *   128 + N  lauka interrupted by signal N
  *   3  a gate failed (and nothing else did)
  */
+#include "backend-kperf.h"
 #include "error.h"
 #include "export.h"
 #include "record-gate.h"
@@ -82,6 +83,9 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 	if (low < 0.99)
 		warning("only %.1f%% of command %u's run was counted (sampling or multiplexing); "
 			"the counts marked 'scaled' are extrapolated", low * 100, index);
+	/* Direct process only; user mode (kperf, macOS rusage). */
+	if (c != &rec->shell_cost)
+		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);
 }
 
 void record_report_ready(struct record *rec)

@@ -18,6 +18,7 @@ static const char *const probes[] = { "alu", "chase", "branch", "store" };
 static void affine(struct calib_counts *c, double k, double r, uint64_t n)
 {
 	c->n = n;
+	c->n0 = 0;
 	c->c0 = k + r;
 	c->c1 = k + r * (double)n;
 	c->c4 = k + r * 4 * (double)n;
@@ -26,13 +27,30 @@ static void affine(struct calib_counts *c, double k, double r, uint64_t n)
 START_TEST(test_normalise_exact)
 {
 	/* valgrind alu at 1e6: Ir = 110994 + 2n, exactly */
-	struct calib_counts c = { 110996, 2110994, 8110994, 1000000 };
+	struct calib_counts c = { 110996, 2110994, 8110994, 1000000, 0 };
 	double pu1, pu4, r;
 	calib_normalise(&c, &pu1, &pu4, &r);
 	ck_assert_double_eq(r, 2.0);
 	ck_assert_double_eq(pu1, 2.0);
 	ck_assert_double_eq(pu4, 2.0);
 	ck_assert(calib_linear(&c));
+}
+END_TEST
+
+/* A sampled backend's baseline at scale n0 (the run at 1 was too short to be seen): same per-unit values. */
+START_TEST(test_normalise_longer_baseline)
+{
+	/* c(n) = 5000 + 3n at n0 = 4096, n = 1e6 */
+	struct calib_counts c = { 5000 + 3 * 4096.0, 5000 + 3e6, 5000 + 12e6, 1000000, 4096 };
+	double pu1, pu4, r;
+	calib_normalise(&c, &pu1, &pu4, &r);
+	ck_assert_double_eq_tol(pu1, 3.0, 1e-12);
+	ck_assert_double_eq_tol(pu4, 3.0, 1e-12);
+	ck_assert_double_eq_tol(r, 3.0, 1e-12);
+	/* Read as a baseline at 1, the same counts would give a wrong per-unit value. */
+	c.n0 = 0;
+	calib_normalise(&c, &pu1, &pu4, &r);
+	ck_assert(fabs(pu1 - 3.0) > 0.01);
 }
 END_TEST
 
@@ -51,7 +69,7 @@ static const struct {
 
 START_TEST(test_linear_table)
 {
-	struct calib_counts c = { lin_cases[_i].c0, lin_cases[_i].c1, lin_cases[_i].c4, 1000 };
+	struct calib_counts c = { lin_cases[_i].c0, lin_cases[_i].c1, lin_cases[_i].c4, 1000, 0 };
 	ck_assert_msg(calib_linear(&c) == lin_cases[_i].linear, "case %d", _i);
 }
 END_TEST
@@ -290,6 +308,7 @@ Suite *calib_suite(void)
 	Suite *s = suite_create("calib");
 	TCase *tc = tcase_create("rules");
 	tcase_add_test(tc, test_normalise_exact);
+	tcase_add_test(tc, test_normalise_longer_baseline);
 	tcase_add_loop_test(tc, test_linear_table, 0, ARRAY_SIZE(lin_cases));
 	tcase_add_loop_test(tc, test_profile_table, 0, ARRAY_SIZE(profile_cases));
 	tcase_add_test(tc, test_expect_parse);

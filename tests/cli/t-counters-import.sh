@@ -25,7 +25,7 @@ expect_rc 0
 printf '%s\n' "$out" | grep -qx inst_all || fail "names not lower-case: $out"
 run "$LAUKA" counters --pmu TINY -d
 expect_rc 0
-printf '%s\n' "$out" | grep -q '^inst_all  *pair,triple  *All retired instructions$' || fail "inst_all row: $out"
+printf '%s\n' "$out" | grep -q '^inst_all  *pair,triple  *All retired instructions \[kperf: user mode only\]$' || fail "inst_all row: $out"
 printf '%s\n' "$out" | grep -q '^fixed_instructions  *none  *(fixed counter 1; falls back to inst_all)$' || fail "fixed row: $out"
 printf '%s\n' "$out" | grep -q '^errata_event .*\[errata: counts twice on core 0\]$' || fail "errata: $out"
 

@@ -4,51 +4,87 @@
  * build/libkperf-standin.so and loaded by the kperf backend through
  * $LAUKA_KPERF_PATH / $LAUKA_KPERFDATA_PATH).
  *
- * The stand-in models the kernel state the real frameworks change: kpc
- * counting, the forced counters, kperf actions/timers/sampling, lightweight
- * PET, the kdebug buffer and ktrace ownership, with the kernel's rules
- * (EBUSY for timers and PET while sampling, EBUSY when another live process
- * owns ktrace, EPERM without root).  With $LAUKA_STANDIN_STATE set, the state
- * lives in that file, so it outlives the process like kernel state does.
+ * The stand-in is a model of XNU's rules (reference/xnu-kperf.md), not of
+ * what lauka expects, and its samples come from the real child process:
+ *
+ *   counters   kpc_get_counter_count() is 2 fixed + 5 configurable while the
+ *              counters are not forced (PMC5-7 belong to the power manager)
+ *              and 2 + 8 once forced; the number and order of values in a
+ *              thread sample is frozen when kpc_set_thread_counting() runs
+ *              (without forcing: PMC0-4, PMC8-9, packed).  Forcing while
+ *              another live process holds the forced counters is EACCES;
+ *              the kernel releases them when the holder dies.
+ *   kperf      actions are 1-based, timers 0-based; a timer at or above the
+ *              count, an action above it, or shrinking the action count is
+ *              EINVAL; timer and PET writes while sampling are EBUSY;
+ *              sampling without actions is ECANCELED; kperf_reset() resets
+ *              kperf (sampling, actions, timers, lightweight PET) but not
+ *              kdebug.  The PET period is at least 1 ms.
+ *   kdebug     KERN_KDREMOVE and KERN_KDSETUP each sleep 100 ms, as
+ *              kdbg_clear() / kdbg_reinit() do; READTR needs ownership.
+ *   ownership  every kperf write and kdebug op claims ktrace (EBUSY when
+ *              another live process owns it, EPERM without root); it is
+ *              released once both kperf and kdebug have been reset.
+ *   samples    while sampling is on with a pid filter, a ticker thread wakes
+ *              every period and, for each thread of the filtered process
+ *              that is running (state R in /proc/PID/task/TID/stat), logs
+ *              one thread sample: ceil(n/4) PERF_KPC_DATA_THREAD records,
+ *              DBG_FUNC_START on the first, DBG_FUNC_END on the last (a
+ *              single record: START only).  Values are cumulative from the
+ *              thread's creation, a function of its CPU time t (ns, from
+ *              /proc/PID/task/TID/sched): cycles 3t, instructions 2t,
+ *              configurable counter k (event number N programmed on it) N*t.
+ *              When the kdebug buffer is full, later records are lost and
+ *              the next read starts with a TRACE_LOST_EVENTS record.
+ *   rusage     proc_pid_rusage of a pid is its process CPU clock (all its
+ *              threads, living and dead, not its children): instructions 2t,
+ *              cycles 3t; it works on a zombie.
+ *
+ * The switch-in sample of lightweight PET (a thread coming on core in a new
+ * generation) is not modelled separately: the model samples running threads
+ * at each tick, so it is pessimistic for threads that run in short bursts.
+ *
+ * With $LAUKA_STANDIN_STATE set, the kernel state lives in that file, so it
+ * outlives the process like kernel state does (the ticker and the trace
+ * buffer live in the process that configured them).
  *
  * Environment read by the stand-in:
- *   LAUKA_STANDIN_STATE     file holding the state (default: process memory)
- *   LAUKA_STANDIN_EUID      euid to report (default 0); non-zero: writes fail with EPERM
- *   LAUKA_STANDIN_STALE=1   start as a killed run left it: sampling, PET, kpc counting on
- *   LAUKA_STANDIN_BUSY=1    start with ktrace owned by the parent process (alive): EBUSY
- *   LAUKA_STANDIN_FAIL      name=code[,name=code...]: make a function fail.  kpep_*:
- *                           code is the kpep error (15: errno from LAUKA_STANDIN_ERRNO);
- *                           kpc_*, kperf_*: an errno; seam ops sysctl_int, kdebug,
- *                           rusage, cpu_ids: an errno
+ *   LAUKA_STANDIN_STATE       file holding the state (default: process memory)
+ *   LAUKA_STANDIN_EUID        euid to report (default 0); non-zero: writes fail with EPERM
+ *   LAUKA_STANDIN_STALE=1     start as a SIGKILLed run left it: sampling, PET, kpc counting on
+ *   LAUKA_STANDIN_BUSY=1      start with ktrace owned by the parent process (alive): EBUSY
+ *   LAUKA_STANDIN_FORCED=1    start with the counters forced by the parent process: EACCES
+ *   LAUKA_STANDIN_TRANSLATED=1  sysctl.proc_translated reads 1 (Rosetta)
+ *   LAUKA_STANDIN_KDBUF_MAX   cap on the trace buffer's records (to provoke lost events)
+ *   LAUKA_STANDIN_FAIL        name=code[,name=code...]: make a function fail.  kpep_*:
+ *                             code is the kpep error (15: errno from LAUKA_STANDIN_ERRNO);
+ *                             kpc_*, kperf_*: an errno; seam ops sysctl_int, kdebug,
+ *                             kdebug_<op>, rusage, cpu_ids: an errno
  *   LAUKA_STANDIN_RETSTYLE=value  kpc_/kperf_ failures return the errno value
- *                           instead of -1 with errno set
- *   LAUKA_STANDIN_THREADS   how many of the scripted threads sample (default 4)
- *   LAUKA_STANDIN_COVERAGE_PERMILLE  sampled / rusage instructions x 1000 (default 995)
- *   LAUKA_STANDIN_CPU       "type,subtype,family" in hex for the cpu id sysctls
- *
- * The scripted run (per sampling session, when everything is configured):
- *   tid 0x1001: 5 complete samples, 1000 units apart
- *   tid 0x1002: 3 complete samples, 500 units apart
- *   tid 0x1003: 1 sample (contributes nothing)
- *   tid 0x1004: 4 samples, 250 units apart, the second cut short (dropped)
- * so the counted units are U = 4000 + 1000 + 750 = 5750.  Counter 0 (cycles)
- * holds 3 per unit, counter 1 (instructions) 2 per unit, configurable counter
- * k the event number programmed on it per unit.  proc_pid_rusage of the
- * pid filtered in the last session reports 2U * 1000 / permille instructions (integer division)
- * and 3/2 of that plus 7 cycles; of any other pid a tenth of that.
+ *                             instead of -1 with errno set
+ *   LAUKA_STANDIN_CPU         "type,subtype,family" in hex for the cpu id sysctls
  */
 #ifndef LAUKA_KPERF_STANDIN_H
 #define LAUKA_KPERF_STANDIN_H
 
 #include <stdint.h>
 
-#define STANDIN_UNITS 5750u
+/* The model's counters per ns of a thread's CPU time. */
+#define STANDIN_CYCLES_PER_NS 3u
+#define STANDIN_INSTR_PER_NS 2u
+/* kdebug set-up and reset cost, as in XNU (IOSleep(100)). */
+#define STANDIN_KD_SLEEP_MS 100
 
+/* The kernel state (persisted in $LAUKA_STANDIN_STATE when set). */
 struct standin_state {
 	int initialised;
 	int owner;			/* ktrace owner pid, 0 = none */
-	int force_all;
+	unsigned owner_mask;		/* 1 kdebug, 2 kperf: what the owner configured */
+	int force_owner;		/* pid that forced the counters, 0 = none */
+	int force_all;			/* lauka_standin_state(): forced by a live process */
 	uint32_t counting, thread_counting;
+	uint32_t thread_values;		/* values per thread sample, frozen at kpc_set_thread_counting */
+	uint32_t thread_forced;		/* forced when it was frozen */
 	uint64_t config[8];
 	int config_set;
 	uint32_t action_count, timer_count;
@@ -57,15 +93,17 @@ struct standin_state {
 	int filter_pid;
 	int lightweight_pet;
 	int sampling;
-	int session;			/* a correctly configured sampling session ran */
-	int session_pid;		/* the pid filter when sampling was switched on */
-	int delivered;			/* its records were read */
 	int kd_nbufs, kd_setup, kd_enabled;
 	uint32_t kd_filter;
 	int rusage_pid;			/* last pid proc_pid_rusage was asked about */
-	int wrong_pid;			/* rusage asked about a pid other than the filter's */
+	int filter_pids[8];		/* the last pid filters sampling was switched on with */
 	int samples_started;		/* kperf_sample_set(1) calls that succeeded */
 	int reads;			/* KERN_KDREADTR calls */
+	int kd_removes, kd_setups;	/* the 100 ms operations */
+	int force_sets;			/* kpc_force_all_ctrs_set(1) calls that succeeded */
+	int kperf_resets;
+	/* Of the process that configured sampling (not persisted): */
+	uint64_t ticks, samples, records, lost;
 };
 
 /* Exported by the stand-in for tests: a copy of the current state. */

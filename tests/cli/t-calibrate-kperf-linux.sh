@@ -1,0 +1,25 @@
+# calibrate on a sampled backend (kperf on the model of XNU): a baseline run too short to be
+# sampled is repeated and lengthened, not taken as "unsupported" (before: every configurable
+# event of the kperf stand-in's database came out unsupported)
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+[ "$(uname -s)" = Linux ] || skip "Linux only"
+standin="$LAUKA_BUILD/libkperf-standin.so"
+[ -f "$standin" ] || skip "stand-in library not built"
+export LAUKA_KPERF_PATH="$standin" LAUKA_KPERFDATA_PATH="$standin" LAUKA_STANDIN_STATE="$PWD/standin.state"
+mkdir kpep
+cp "$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist" kpep/chip.plist
+ln -s chip.plist kpep/cpu_100000c_2_1b588bb3.plist
+export KPEP_DB_PATH="$PWD/kpep" LAUKA_DB="$PWD/lauka.db"
+
+run "$LAUKA" calibrate --backend kperf --quick
+printf '%s\n' "$err" | grep -q "built without the catalogue database" && skip "this lauka has no catalogue database"
+expect_rc 0
+# INST_ALL and RETIRE_UOP are in the stand-in's kperfdata database: measured, whatever the verdict.
+for e in INST_ALL RETIRE_UOP FIXED_CYCLES FIXED_INSTRUCTIONS; do
+	line=$(printf '%s\n' "$out" | grep -E "^$e ")
+	[ -n "$line" ] || fail "$e missing: $out"
+	printf '%s\n' "$line" | grep -q ' unsupported ' && fail "$e unsupported on a sampled backend: $line"
+done
+# The events kperfdata does not know stay unsupported (the backend cannot program them).
+printf '%s\n' "$out" | grep -qE '^PLAIN_A +unsupported ' || fail "PLAIN_A should be unsupported: $out"
+exit 0
