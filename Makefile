@@ -4,6 +4,7 @@
 #   make check           install missing test dependencies, then run every test
 #   make check SANITIZE=1  the same, built with -fsanitize=address,undefined
 #   make demo            install missing dependencies, build, compare two probes
+#   make install         PREFIX=/usr/local DESTDIR=...; make uninstall; make dist
 #   make clean
 #
 # Feature fragments live in mk/*.mk (probes, macOS checks, benchmarks); they
@@ -24,7 +25,7 @@ Q          := $(if $(filter 1,$(V)),,@)
 
 # Goals that must work before the dependencies exist: they install them
 # first (check, demo) or need none (clean, check-macos, help).
-NODEP_GOALS := check demo clean check-macos help
+NODEP_GOALS := check demo clean check-macos help dist lint-man
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(NODEP_GOALS),$(MAKECMDGOALS)),)
 SKIP_DEP_CHECK := 1
@@ -162,6 +163,6 @@ clean:
 	rm -rf build build-san $(CLEAN_EXTRA)
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
 
 -include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/src/lauka.d

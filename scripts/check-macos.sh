@@ -52,6 +52,8 @@ for f in catalog/*.sql catalog/*.tsv; do
 	[ -f "$f" ] || continue
 	sh scripts/embed.sh "$f" > "$tmp/gen/$(basename "$f").inc"
 done
+# the install layout mk/install.mk writes (BINDIR to LIBEXECDIR)
+echo "#define LAUKA_LIBEXEC_REL \"$(sh scripts/relpath.sh /usr/local/bin /usr/local/libexec)\"" > "$tmp/gen/install-dirs.h"
 
 export ZIG_GLOBAL_CACHE_DIR="$root/.cache/zig/cache" ZIG_LOCAL_CACHE_DIR="$root/.cache/zig/cache"
 srcs="$(ls src/*.c; find probes -name '*.c' 2>/dev/null | sort || true) $tests"

@@ -4,7 +4,8 @@
 #
 #   scripts/deps.sh build   libraries to build lauka
 #   scripts/deps.sh check   + check, valgrind, plistutil, perf, hyperfine, qemu,
-#                             the aarch64 cross compiler, python3 (tests skip what is absent)
+#                             the aarch64 cross compiler, mandoc, zsh, fish,
+#                             bash-completion, python3 (tests skip what is absent)
 #   scripts/deps.sh demo    build + valgrind
 #
 # Debian/Ubuntu: apt-get, as root or through sudo.  macOS: Homebrew.
@@ -54,7 +55,12 @@ check)
 	need_pkg binutils have objdump
 	need_pkg npm have npm
 	need_pkg procps have pgrep
-	# the export tests read CSV and JSON with python3's own parsers
+	# man page lint, completion tests in each shell, SVG checks
+	need_pkg mandoc have mandoc
+	need_pkg man-db have man
+	need_pkg bash-completion test -f /usr/share/bash-completion/bash_completion
+	need_pkg zsh have zsh
+	need_pkg fish have fish
 	need_pkg python3 have python3
 	;;
 demo)

@@ -26,6 +26,8 @@
 #include "db.h"
 #include "error.h"
 #include "options.h"
+#include "plot-out.h"
+#include "probe-path.h"
 #include "progress.h"
 #include "runner.h"
 #include "sched.h"
@@ -39,13 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
 
 struct cal_opts {
 	const char *backend, *db;
 	bool quick;
+	const char *plot;		/* --plot FILE.svg */
 };
 
 /* What was measured for one catalogue event. */
@@ -86,7 +86,8 @@ static int parse_options(int argc, char **argv, struct cal_opts *o)
 		}
 		int r;
 		if ((r = opt_value(argc, argv, &i, "--backend", &o->backend)) ||
-		    (r = opt_value(argc, argv, &i, "--db", &o->db))) {
+		    (r = opt_value(argc, argv, &i, "--db", &o->db)) ||
+		    (r = opt_value(argc, argv, &i, "--plot", &o->plot))) {
 			if (r < 0)
 				return -1;
 			continue;
@@ -121,50 +122,14 @@ static int choose_backend(const struct cal_opts *o, const struct lk_backend **ou
 	return 0;
 }
 
-/* $LAUKA_PROBE, else lauka-probe next to the running lauka binary. */
-static int find_probe(char *buf, size_t len)
+/* "pass 2/3: chase 4x (n=4000000)": the pass, the probe, its scale, then the ETA; npasses 0: the warm-up. */
+static void progress(struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what, uint64_t n)
 {
-	const char *env = getenv("LAUKA_PROBE");
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		if (access(buf, X_OK) < 0) {
-			error("LAUKA_PROBE='%s' is not an executable file", env);
-			return -1;
-		}
-		return 0;
-	}
-	char self[PATH_MAX] = "";
-#ifdef __APPLE__
-	uint32_t size = sizeof(self);
-	char raw[PATH_MAX];
-	if (_NSGetExecutablePath(raw, &size) != 0 || !realpath(raw, self))
-		self[0] = '\0';
-#else
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[n > 0 ? n : 0] = '\0';
-#endif
-	char *slash = strrchr(self, '/');
-	if (!slash) {
-		error("cannot tell where the lauka binary is, to find 'lauka-probe' next to it");
-		fix("set LAUKA_PROBE=/path/to/lauka-probe");
-		return -1;
-	}
-	*slash = '\0';
-	snprintf(buf, len, "%s/lauka-probe", self);
-	if (access(buf, X_OK) < 0) {
-		error("the probe program '%s' is missing", buf);
-		fix("build it with 'make', or set LAUKA_PROBE=/path/to/lauka-probe");
-		return -1;
-	}
-	return 0;
-}
-
-static void progress(struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what)
-{
-	if (npasses > 1)
-		progress_show(&cr->prog, "[pass %zu/%zu] %s %s", pass + 1, npasses, probe, what);
+	if (npasses)
+		progress_show(&cr->prog, "pass %zu/%zu: %s %s (n=%llu)", pass + 1, npasses, probe, what,
+			      (unsigned long long)n);
 	else
-		progress_show(&cr->prog, "%s %s", probe, what);
+		progress_show(&cr->prog, "%s %s (n=%llu)", what, probe, (unsigned long long)n);
 }
 
 /* Run one probe once; returns 0, or -1 after printing why. */
@@ -270,7 +235,7 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 			uint64_t n1 = cr->scales[p].n;
 			uint64_t scale[3] = { base[p], n1, 4 * n1 };
 			for (int k = 0; k < 3; k++) {
-				progress(cr, pass, npasses, cr->scales[p].probe, what[k]);
+				progress(cr, pass, npasses, cr->scales[p].probe, what[k], scale[k]);
 				/*
 				 * A sampled backend (kperf) sees no sample of a run much
 				 * shorter than its period, and the baseline at scale 1
@@ -480,8 +445,13 @@ int cmd_calibrate(int argc, char **argv)
 	int r = choose_backend(&o, &cr.be, argc, argv);
 	if (r < 0)
 		return -r;
-	if (find_probe(cr.probe, sizeof(cr.probe)) < 0)
+	if (probe_path_find(cr.probe, sizeof(cr.probe)) < 0)
 		return EXIT_USAGE;
+	char perr[512];
+	if (o.plot && plot_path_check(o.plot, perr, sizeof(perr)) < 0) {
+		error("%s", perr);
+		return EXIT_USAGE;
+	}
 
 	int rc = EXIT_COUNTERS;
 	struct catalog *cat = NULL;
@@ -562,7 +532,7 @@ int cmd_calibrate(int argc, char **argv)
 
 	/* Warm-up: each probe once, unmeasured. */
 	for (size_t p = 0; p < cr.nprobes; p++) {
-		progress(&cr, 0, 1, cr.scales[p].probe, "warm-up");
+		progress(&cr, 0, 0, cr.scales[p].probe, "warm-up", cr.scales[p].n);
 		if (run_probe(&cr, p, cr.scales[p].n, NULL, NULL) < 0)
 			goto interrupted;
 	}
@@ -610,6 +580,12 @@ int cmd_calibrate(int argc, char **argv)
 		bool is_default = cr.be == backend_default();
 		printf("verdicts stored for machine '%s'; see 'lauka counters --details%s%s'\n", catalog_machine(cat),
 		       is_default ? "" : " --backend ", is_default ? "" : cr.be->name);
+		if (o.plot && plot_calib_write(cat, cr.be->name, o.plot, err, sizeof(err)) < 0) {
+			error("%s", err);
+			rc = EXIT_USAGE;
+		} else if (o.plot) {
+			printf("plot written to '%s'\n", o.plot);
+		}
 	}
 	goto out;
 

@@ -19,6 +19,7 @@
 #include "error.h"
 #include "kpep.h"
 #include "options.h"
+#include "plot-out.h"
 #include "sched.h"
 #include "util.h"
 
@@ -35,6 +36,7 @@ struct counters_opts {
 	const char *backend, *pmu, *db, *check;
 	const char **imports;
 	size_t nimports;
+	const char *plot;	/* --plot FILE.svg: the latest stored calibration */
 };
 
 static int parse_options(int argc, char **argv, struct counters_opts *o)
@@ -58,6 +60,12 @@ static int parse_options(int argc, char **argv, struct counters_opts *o)
 				return -1;
 			if (!strcmp(a, "--backend") || !strncmp(a, "--backend=", 10))
 				o->backend = v;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--plot", &v))) {
+			if (r < 0)
+				return -1;
+			o->plot = v;
 			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "--check", &v))) {
@@ -412,7 +420,7 @@ int cmd_counters(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check;
+	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check || o.plot;
 	if (o.nimports && (r = do_import(&o, list)) != 0) {
 		free(o.imports);
 		return r;
@@ -437,6 +445,20 @@ int cmd_counters(int argc, char **argv)
 		r = check_set(&o, catalog_pmu(cat));
 	else
 		print_catalogue(&o, b, cat);
+	if (o.plot && r == 0) {
+		fflush(stdout);
+		int pr = plot_calib_write(cat, b->name, o.plot, err, sizeof(err));
+		if (pr == -LK_ENOENT) {
+			error("%s", err);
+			fix("calibrate first: lauka calibrate --backend %s --plot %s", b->name, o.plot);
+			r = EXIT_COUNTERS;
+		} else if (pr < 0) {
+			error("%s", err);
+			r = pr == -LK_EIO ? EXIT_USAGE : EXIT_COUNTERS;
+		} else {
+			fprintf(stderr, "plot written to '%s'\n", o.plot);
+		}
+	}
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);
 		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);

@@ -482,6 +482,10 @@ int cmd_doctor(int argc, char **argv)
 		for (size_t i = 0; i < d.n; i++)
 			if (d.facts[i].v == V_FAIL && !strcmp(d.facts[i].name, "kperf") && strstr(d.facts[i].observed, "root"))
 				fix("sudo lauka doctor");
+			else if (d.facts[i].v == V_FAIL && !strcmp(d.facts[i].name, "hardware events") &&
+				 strstr(d.facts[i].observed, "open: none"))
+				tip("no hardware PMU is exposed here (virtual machines usually have none): software "
+				    "events still count, and 'lauka --backend valgrind' gives exact simulated counts");
 	}
 	free(d.facts);
 	return ok ? 0 : EXIT_COUNTERS;

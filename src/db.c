@@ -669,6 +669,51 @@ void db_latest_free(struct db_latest *v, size_t n)
 	free(v);
 }
 
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+int db_latest_responses(struct db *db, const char *pmu, const char *backend, const char *machine,
+			struct db_response **out, size_t *n, char *err, size_t len)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT v.event, r.probe, r.per_unit_1x, r.per_unit_4x, r.expected, v.created_at "
+			    "FROM verdict v JOIN response r ON r.verdict_id = v.id "
+			    "WHERE v.pmu = ?1 AND v.backend = ?2 AND v.machine = ?3 "
+			    "AND v.id = (SELECT max(id) FROM verdict w WHERE w.pmu = v.pmu AND w.backend = v.backend "
+			    "AND w.machine = v.machine AND w.event = v.event) ORDER BY v.event, r.probe",
+			&st, err, len), rc;
+	if (r < 0)
+		return r;
+	bind_text(st, 1, pmu);
+	bind_text(st, 2, backend);
+	bind_text(st, 3, machine);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		struct db_response *x = &(*out)[(*n)++];
+		x->event = col_text(st, 0);
+		x->probe = col_text(st, 1);
+		x->per_unit_1x = col_real(st, 2);
+		x->per_unit_4x = col_real(st, 3);
+		x->expected = col_real(st, 4);
+		x->created_at = sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(db, rc, "loading probe responses", err, len);
+}
+
+void db_responses_free(struct db_response *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].event);
+		free(r[i].probe);
+	}
+	free(r);
+}
+
 /* Baselines: header row, then measurements, commands and samples (migrate-002.sql). */
 
 void db_baseline_release(struct db_baseline *b)

@@ -76,6 +76,20 @@ int db_latest_verdicts(struct db *db, const char *pmu, const char *backend, cons
 		       struct db_latest **out, size_t *n, char *err, size_t len);
 void db_latest_free(struct db_latest *v, size_t n);
 
+/*
+ * The per-probe responses stored with the latest verdict of each event of
+ * (pmu, backend, machine), ordered by event then probe; strings malloc'd,
+ * NAN where nothing was stored.  created_at: Unix seconds of that verdict.
+ */
+struct db_response {
+	char *event;
+	char *probe;
+	double per_unit_1x, per_unit_4x, expected;
+	long long created_at;
+};
+int db_latest_responses(struct db *db, const char *pmu, const char *backend, const char *machine,
+			struct db_response **out, size_t *n, char *err, size_t len);
+void db_responses_free(struct db_response *r, size_t n);
 
 /*
  * Baselines (`record --save-baseline NAME`): every sample of every command

@@ -94,6 +94,7 @@ SETTER(set_show_output, "--show-output", o->show_output = true)
 SETTER(set_json, "--export-json", o->exports[EXPORT_JSON] = v)
 SETTER(set_csv, "--export-csv", o->exports[EXPORT_CSV] = v)
 SETTER(set_markdown, "--export-markdown", o->exports[EXPORT_MARKDOWN] = v)
+SETTER(set_plot, "--plot", o->plot = v)
 SETTER(set_shell, "--shell", o->shell = v)
 SETTER(set_interleave, "--interleave", o->interleave = true)
 SETTER(set_setup, "--setup", list_add(&o->hooks[HOOK_SETUP], v))
@@ -125,6 +126,7 @@ static const struct record_option {
 	{ "--export-json", "--json", true, set_json },
 	{ "--export-csv", NULL, true, set_csv },
 	{ "--export-markdown", NULL, true, set_markdown },
+	{ "--plot", NULL, true, set_plot },
 	{ "--shell", "-S", true, set_shell },
 	{ "--interleave", NULL, false, set_interleave },
 	{ "--seed", NULL, true, set_seed },

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "export.h"
 #include "options.h"
+#include "plot-out.h"
 #include "record-gate.h"
 #include "record.h"
 #include "sched.h"
@@ -827,6 +828,15 @@ static int open_export(struct record_export *x, const char *opt)
 
 static int plan_exports(struct record *rec)
 {
+	char err[512];
+	if (rec->o.plot && rec->ncmds < 2) {
+		error("--plot draws deltas against the first command: give two or more commands");
+		return EXIT_USAGE;
+	}
+	if (rec->o.plot && plot_path_check(rec->o.plot, err, sizeof(err)) < 0) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
 	for (int k = 0; k < EXPORT_COUNT; k++) {
 		const char *p = rec->o.exports[k];
 		if (!p)

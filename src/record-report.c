@@ -11,6 +11,7 @@
 #include "backend-kperf.h"
 #include "error.h"
 #include "export.h"
+#include "plot-out.h"
 #include "record-gate.h"
 #include "record.h"
 #include "util.h"
@@ -342,6 +343,25 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 	return rc;
 }
 
+/* --plot: the deltas as SVG (plot-out.c); false after saying what failed. */
+static bool write_plot(struct record *rec)
+{
+	char err[512];
+	struct report_row **rows = xcalloc(rec->ncmds, sizeof(*rows));
+	char **texts = xcalloc(rec->ncmds, sizeof(*texts));
+	for (size_t ci = 0; ci < rec->ncmds; ci++) {
+		rows[ci] = rec->cmds[ci].rows;
+		texts[ci] = (char *)rec->cmds[ci].prog.text;
+	}
+	int r = plot_record_write(rec->o.plot, rec->be ? rec->be->name : "rusage", texts, rec->ncmds, rows, rec->ncols,
+				  err, sizeof(err));
+	if (r < 0)
+		error("%s", err);
+	free(rows);
+	free(texts);
+	return r == 0;
+}
+
 int record_report(struct record *rec)
 {
 	record_report_ready(rec);
@@ -350,6 +370,8 @@ int record_report(struct record *rec)
 	int save = save_baseline(rec);
 	int wrote = write_exports(rec, gates, ngates);
 	free(gates);
+	if (rec->o.plot && !write_plot(rec))
+		wrote = EXIT_COUNTERS;
 
 	int rc = 0;
 	if (rec->collect_err)

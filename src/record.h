@@ -56,6 +56,7 @@ struct record_opts {
 	bool show_output;
 	const char *db;
 	const char *exports[EXPORT_COUNT];	/* file names, NULL when not asked for */
+	const char *plot;			/* --plot FILE.svg: the deltas drawn (plot-out.h) */
 	const char *shell;			/* -S/--shell */
 	bool interleave;
 	bool have_seed;

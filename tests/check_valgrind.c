@@ -1,7 +1,8 @@
 /*
  * check_valgrind.c: the valgrind backend's pure parts: the embedded event
- * list and the parser of cachegrind (and callgrind) output files, against
- * real files in tests/fixtures/valgrind/.
+ * list, the parser of callgrind (and cachegrind) output files and the cmd:
+ * line check, against real files in tests/fixtures/valgrind/ (the expected
+ * sums of callgrind-parts.out were added up with awk, not with lauka).
  */
 #include <check.h>
 #include <stdint.h>
@@ -33,8 +34,18 @@ static const struct {
 	/* cachegrind: the summary line, zipped with events by name, any order */
 	{ "cachegrind-alu.out", { "Ir", "Bc", "Bim", "D1mr" }, { 2110994, 1020148, 176, 1212 }, 0 },
 	{ "cachegrind-alu.out", { "DLmw", "Ir", NULL }, { 351, 2110994 }, 0 },
-	/* callgrind orders events differently and its totals: line wins over summary: */
-	{ "callgrind.out", { "Ir", "I1mr", "D1mr", "Bcm" }, { 230132860, 1289, 9990975, 9972225 }, 0 },
+	/* callgrind orders events differently; its summary: is the part's total
+	 * (its totals: line, the sum of the cost lines, is 2 Ir and 1 I1mr short) */
+	{ "callgrind.out", { "Ir", "I1mr", "D1mr", "Bcm" }, { 230132862, 1290, 9990975, 9972225 }, 0 },
+	/* one part per dump (5 here: 2 forks, 2 dump points each, and the exit),
+	 * summed; callgrind omits trailing zeros ("summary: 42 11 14 5 2 0 5 2 0 3 1") */
+	{ "callgrind-parts.out", { "Ir", "Dw", "Bi", "Bim" }, { 114796, 13053, 290, 160 }, 0 },
+	{ "callgrind-parts.out", { "D1mr", "DLmw", "Bc", "Bcm" }, { 945, 535, 21205, 2733 }, 0 },
+	{ "callgrind-child.out", { "Ir", "Dr", "Bcm", "Bim" }, { 739, 254, 7, 2 }, 0 },
+	/* 10 signals handled: summary: lacks the handlers' work, totals: has it
+	 * (and lacks the final block's 2 Ir and 1 I1mr): each event takes the larger */
+	{ "callgrind-signals.out", { "Ir", "I1mr", "D1mr", "Bc" }, { 121249, 1113, 947, 22239 }, 0 },
+	{ "callgrind-signals.out", { "Dr", "Dw", "ILmr", "Bcm" }, { 26733, 14141, 1095, 2745 }, 0 },
 	/* --cache-sim=no: only Ir exists; the others are missing, not zero */
 	{ "nosim.out", { "Ir", "D1mr", "Bcm", NULL }, { 2109506, 0, 0 }, 0x6 },
 };
@@ -78,6 +89,9 @@ static const struct {
 	{ "garbage.out", "no 'events:' line" },
 	{ "truncated.out", "no 'summary:' line" },
 	{ "short.out", "fewer numbers" },
+	/* the last part's totals: line is missing: a file cut short (disk full) */
+	{ "callgrind-cut.out", "cut short: 5 parts but 4 'totals:' lines" },
+	{ "empty.out", "no 'events:' line" },
 };
 
 START_TEST(test_parse_bad)
@@ -91,6 +105,30 @@ START_TEST(test_parse_bad)
 	for (size_t i = 0; i < 13; i++)
 		ck_assert_uint_eq(sums[i], 0);
 	free(buf);
+}
+END_TEST
+
+/* The cmd: line names the program the process was when it exited. */
+START_TEST(test_cmd_line)
+{
+	size_t len;
+	char *buf = fixture("callgrind-parts.out", &len);
+	char *cmd = valgrind_out_cmd(buf, len);
+	ck_assert_str_eq(cmd, "./forker 1000 2");
+	char *const same[] = { "./forker", "1000", "2", NULL };
+	char *joined = valgrind_join_argv(same);
+	ck_assert_str_eq(joined, cmd);
+	free(joined);
+	/* an argument with spaces is written unquoted, as valgrind does */
+	char *const spaced[] = { "forker", "a  b", "c", NULL };
+	joined = valgrind_join_argv(spaced);
+	ck_assert_str_eq(joined, "forker a  b c");
+	free(joined);
+	char *const newline[] = { "sh", "-c", "a\nb", NULL };
+	ck_assert_ptr_null(valgrind_join_argv(newline));
+	free(cmd);
+	free(buf);
+	ck_assert_ptr_null(valgrind_out_cmd("events: Ir\nsummary: 1\n", 21));
 }
 END_TEST
 
@@ -129,6 +167,7 @@ Suite *valgrind_suite(void)
 	tcase_add_loop_test(tc, test_parse_table, 0, ARRAY_SIZE(parse_cases));
 	tcase_add_test(tc, test_parse_sums);
 	tcase_add_loop_test(tc, test_parse_bad, 0, ARRAY_SIZE(bad_cases));
+	tcase_add_test(tc, test_cmd_line);
 	tcase_add_test(tc, test_catalog);
 	suite_add_tcase(s, tc);
 	return s;

@@ -31,6 +31,8 @@ if command -v perf >/dev/null 2>&1; then
 		expect_out '^ok    hardware events'
 	else
 		expect_out '^FAIL  hardware events'
+		# ... and the way on without a PMU
+		expect_err '^tip: no hardware PMU.*--backend valgrind'
 	fi
 fi
 

@@ -1,4 +1,4 @@
-# valgrind backend: record gives σ = 0, sums child processes, cleans up, ignores VALGRIND_OPTS, says when valgrind is missing
+# valgrind backend: record gives σ = 0, sums child processes, cleans up, ignores VALGRIND_OPTS, says when valgrind is missing, refuses what exec refuses, warns about exec
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 P="$LAUKA_BUILD/lauka-probe"
 
@@ -46,6 +46,32 @@ expect_rc 2; expect_err "LAUKA_VALGRIND_ENV='bogus'"
 # A failing command: its exit code is forwarded, valgrind's and the command's stderr shown.
 run "$LAUKA" record --backend valgrind -- "$P nope 1"
 expect_rc 1; expect_err "unknown probe 'nope'"
+
+# A file without #! is refused by exec (ENOEXEC): 126 as with the other backends, though valgrind
+# itself would run it with /bin/sh.
+printf 'echo hi\n' > noshebang && chmod +x noshebang
+run "$LAUKA" record --backend rusage -- ./noshebang
+expect_rc 126; rusage_err=$err
+run "$LAUKA" record --backend valgrind -- ./noshebang
+expect_rc 126
+[ "$err" = "$rusage_err" ] || fail "valgrind and rusage differ on a script without #!: '$err' vs '$rusage_err'"
+expect_err "cannot execute './noshebang': Exec format error"
+# ...while a #! script runs, with no warning.
+printf '#!/bin/sh\n%s alu 10\n' "$P" > withshebang && chmod +x withshebang
+run "$LAUKA" record --color never --backend valgrind -m Ir -- ./withshebang "$P alu 10"
+expect_rc 0
+[ -z "$err" ] || fail "a #! script or a plain command warned: $err"
+# (valgrind names a script found in PATH by its full path: still no exec)
+run env PATH="$PWD:$PATH" "$LAUKA" record --color never --backend valgrind -m Ir -- withshebang
+expect_rc 0
+[ -z "$err" ] || fail "a #! script found in PATH warned: $err"
+
+# A command that replaces itself by exec counts only the program it became: say so, once per command.
+run "$LAUKA" record --color never --backend valgrind -m Ir -- "sh -c 'exec $P alu 10'" "env $P alu 10"
+expect_rc 0
+[ "$(printf '%s\n' "$err" | grep -c 'replaced itself by exec')" -eq 2 ] || fail "no (or repeated) exec warnings: $err"
+expect_err "'sh -c exec $P alu 10' replaced itself by exec with '$P alu 10': valgrind counts only the program it became"
+expect_err "'env $P alu 10' replaced itself by exec"
 
 # Nothing is left in TMPDIR.
 ls -d "$TMPDIR"/lauka-valgrind.* 2>/dev/null && fail "cachegrind output left behind"

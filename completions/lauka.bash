@@ -1,0 +1,93 @@
+# bash completion for lauka.  Installed as
+# $(DATADIR)/bash-completion/completions/lauka (bash-completion loads it on
+# first use of `lauka`), or source it.
+#
+# Verbs, options, --backend values and event names are asked from lauka
+# itself (`lauka help`, `lauka help VERB`, `lauka version`, `lauka counters
+# --backend B`), so the completion follows the binary it completes.
+
+_lauka_verbs() {
+	"$1" help 2>/dev/null | awk '/^verbs:/ { on = 1; next } on && /^$/ { on = 0 } on && /^  [a-z]/ { print $1 }'
+}
+
+_lauka_options() { # lauka verb
+	"$1" help "$2" 2>/dev/null | awk '/^ +-/ { sub(/^ +/, ""); split($0, p, /  +/); n = split(p[1], t, /[ ,=]+/);
+		for (i = 1; i <= n; i++) if (t[i] ~ /^--?[A-Za-z0-9]/) print t[i] }'
+}
+
+_lauka_backends() {
+	"$1" version 2>/dev/null | awk '/^backends:/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { on = 0 }'
+}
+
+_lauka_events() { # lauka backend-or-empty
+	if [ -n "$2" ]; then
+		"$1" counters --backend "$2" 2>/dev/null
+	else
+		"$1" counters 2>/dev/null
+	fi
+}
+
+_lauka() {
+	local cur prev lauka=${COMP_WORDS[0]} verb=record backend="" i w
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=""
+	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
+	# --opt=value: bash splits the word at '=' (COMP_WORDBREAKS)
+	if [ "$cur" = "=" ]; then
+		cur=""
+	elif [ "$prev" = "=" ] && [ "$COMP_CWORD" -gt 1 ]; then
+		prev=${COMP_WORDS[COMP_CWORD - 2]}
+	fi
+	case ${COMP_WORDS[1]} in
+	-*|"") ;;
+	*) [ "$COMP_CWORD" -gt 1 ] && verb=${COMP_WORDS[1]} ;;
+	esac
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		case $w in
+		--) # after --: the commands to measure
+			COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
+			return ;;
+		--backend=*) backend=${w#--backend=} ;;
+		--backend) [ "${COMP_WORDS[i + 1]}" = "=" ] && backend=${COMP_WORDS[i + 2]} || backend=${COMP_WORDS[i + 1]} ;;
+		esac
+	done
+	case $prev in
+	--backend)
+		COMPREPLY=($(compgen -W "$(_lauka_backends "$lauka")" -- "$cur"))
+		return ;;
+	-m|--measurements|--check)
+		# a comma-separated list: complete the last name, keep the ones before it
+		local head="" part=$cur
+		case $cur in *,*) head=${cur%,*},; part=${cur##*,} ;; esac
+		local IFS=$'\n'
+		COMPREPLY=($(compgen -W "$(_lauka_events "$lauka" "$backend")" -- "$part"))
+		for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=$head${COMPREPLY[i]}; done
+		compopt -o nospace 2>/dev/null
+		return ;;
+	--color)
+		COMPREPLY=($(compgen -W "auto never ansi" -- "$cur"))
+		return ;;
+	--db|--json|--plot|--import|--export-json|--export-csv|--export-markdown)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		compopt -o filenames 2>/dev/null
+		return ;;
+	-n|--runs|--warmup|--pmu)
+		return ;;
+	esac
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		case $cur in
+		-*) COMPREPLY=($(compgen -W "$(_lauka_options "$lauka" record) --version" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "$(_lauka_verbs "$lauka")" -- "$cur")) ;;
+		esac
+		return
+	fi
+	if [ "$verb" = help ]; then
+		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$(_lauka_verbs "$lauka")" -- "$cur"))
+		return
+	fi
+	case $cur in
+	-*) COMPREPLY=($(compgen -W "$(_lauka_options "$lauka" "$verb") $([ "$verb" = record ] && echo --)" -- "$cur")) ;;
+	esac
+}
+complete -F _lauka lauka
