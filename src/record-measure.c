@@ -61,11 +61,11 @@ static void show_tail(const struct runner_result *res, const char *whose)
 		fputc('\n', stderr);
 }
 
-/* label: "command 2 'make'", "--prepare 'rm -rf out' of command 2". */
-static void show_failure(const char *label, const struct runner_result *res, const char *whose)
+/* label: "command 2 'make'", "--prepare 'rm -rf out' of command 2"; argv0: the program it runs. */
+static void show_failure(const char *label, const char *argv0, const struct runner_result *res, const char *whose)
 {
 	if (res->exec_errno)
-		error("cannot execute %s: %s", label, strerror(res->exec_errno));
+		error("cannot execute '%s': %s", argv0, strerror(res->exec_errno));
 	else if (res->term_signal)
 		error("%s was killed by signal %d (%s)", label, res->term_signal, strsignal(res->term_signal));
 	else
@@ -110,7 +110,7 @@ static int run_hook(struct record *rec, size_t ci, enum record_hook k, const str
 		return code;
 	progress_clear(&rec->prog);
 	char *label = xasprintf("--%s '%s' of command %zu", record_hook_names[k], h->text, ci + 1);
-	show_failure(label, &res, "hook");
+	show_failure(label, h->argv[0], &res, "hook");
 	free(label);
 	if (k != HOOK_CLEANUP)
 		fprintf(stderr, "lauka: command %zu stopped\n", ci + 1);
@@ -152,7 +152,7 @@ static int run_measured(struct record *rec, struct record_cmd *c, const char *wh
 	if (code) {
 		progress_clear(&rec->prog);
 		char *label = xasprintf("%s '%s'", what, c->prog.text);
-		show_failure(label, &res, "run");
+		show_failure(label, c->prog.argv[0], &res, "run");
 		free(label);
 		return code;
 	}
