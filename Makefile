@@ -21,6 +21,11 @@ PKG_CONFIG ?= pkg-config
 UNAME_S    := $(shell uname -s)
 UNAME_M    := $(shell uname -m)
 V          ?= 0
+ifeq ($(UNAME_S),Darwin)
+# Homebrew's libxml2 is keg-only: its .pc file is not on pkg-config's default path.
+BREW_XML_PC := $(shell brew --prefix libxml2 2>/dev/null)/lib/pkgconfig
+export PKG_CONFIG_PATH := $(if $(PKG_CONFIG_PATH),$(PKG_CONFIG_PATH):)$(BREW_XML_PC)
+endif
 Q          := $(if $(filter 1,$(V)),,@)
 
 # Goals that must work before the dependencies exist: they install them
@@ -41,6 +46,7 @@ $(error missing tool 'pkg-config': install Debian package 'pkg-config' or Homebr
 endif
 $(call need,libplist-2.0,libplist-dev,libplist)
 $(call need,sqlite3,libsqlite3-dev,sqlite)
+$(call need,libxml-2.0,libxml2-dev,libxml2)
 ifneq ($(filter test-all test-unit unit,$(MAKECMDGOALS)),)
 $(call need,check,check,check)
 endif
@@ -52,6 +58,8 @@ PLIST_LIBS   := $(shell $(PKG_CONFIG) --libs libplist-2.0 2>/dev/null)
 PLIST_NEW    := $(shell $(PKG_CONFIG) --atleast-version=2.3.0 libplist-2.0 2>/dev/null && echo 1)
 SQLITE_CFLAGS := $(shell $(PKG_CONFIG) --cflags sqlite3 2>/dev/null)
 SQLITE_LIBS   := $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
+XML_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+XML_LIBS      := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
 CHECK_CFLAGS  := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -74,8 +82,8 @@ SAN_FLAGS :=
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-LK_CFLAGS := -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) $(PLIST_CFLAGS) $(SQLITE_CFLAGS) $(CFLAGS)
-LK_LIBS   := $(PLIST_LIBS) $(SQLITE_LIBS) $(LDLIBS_OS) -lm
+LK_CFLAGS := -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) $(PLIST_CFLAGS) $(SQLITE_CFLAGS) $(XML_CFLAGS) $(CFLAGS)
+LK_LIBS   := $(PLIST_LIBS) $(SQLITE_LIBS) $(XML_LIBS) $(LDLIBS_OS) -lm
 LK_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)

@@ -1,41 +1,26 @@
--- Schema version 2: baselines saved by `lauka record --save-baseline NAME`
--- for later comparisons and CI gates.  Every sample of every command and
--- measurement is kept, so statistics and intervals can be recomputed.
--- Saving a name again replaces it (one transaction; rows cascade).
-
-CREATE TABLE baseline (
-	id            INTEGER PRIMARY KEY,
-	name          TEXT NOT NULL UNIQUE,
-	runner_class  TEXT NOT NULL,            -- --runner-class, default the machine id of calibration
-	backend       TEXT NOT NULL,            -- perf, valgrind, kperf, rusage
-	lauka_version TEXT NOT NULL,
-	git_commit    TEXT,                     -- of the working directory, when it is a git checkout
-	shell         TEXT,                     -- -S/--shell, when commands ran through one
-	created_at    INTEGER NOT NULL
+-- Schema version 2: slot maps of xctrace's guided mode (applied by src/db.c as migration 2).
+-- `lauka calibrate --backend xctrace` records the probes with the guided CPU
+-- Counters template and names the raw table's slots by how they respond
+-- (xctrace-agg.h).  One row per calibration, one per slot; a map holds for one
+-- CPU family (hw.cpufamily), xctrace version and counting mode.
+CREATE TABLE slot_calibration (
+	id              INTEGER PRIMARY KEY,
+	cpu_family      TEXT NOT NULL,           -- hw.cpufamily, hex
+	xctrace_version TEXT NOT NULL,           -- as `xctrace version` prints it
+	counting_mode   TEXT NOT NULL,           -- the TOC's counting-mode, "" when it names none
+	nslots          INTEGER NOT NULL,        -- after folding duplicated halves
+	work_slot       INTEGER NOT NULL,        -- the slot everything is normalised by
+	verdict         TEXT NOT NULL,           -- what was named, and the margins
+	created_at      INTEGER NOT NULL
 );
+CREATE INDEX slot_calibration_latest ON slot_calibration (cpu_family, xctrace_version, counting_mode, id);
 
-CREATE TABLE baseline_measurement (
-	baseline_id INTEGER NOT NULL REFERENCES baseline(id) ON DELETE CASCADE,
-	idx         INTEGER NOT NULL,
-	name        TEXT NOT NULL,              -- event name as in the catalogue
-	unit        TEXT,
-	PRIMARY KEY (baseline_id, idx)
-) WITHOUT ROWID;
-
-CREATE TABLE baseline_command (
-	baseline_id INTEGER NOT NULL REFERENCES baseline(id) ON DELETE CASCADE,
-	idx         INTEGER NOT NULL,
-	name        TEXT,                       -- --command-name
-	command     TEXT NOT NULL,              -- as the user wrote it
-	runs        INTEGER NOT NULL,
-	PRIMARY KEY (baseline_id, idx)
-) WITHOUT ROWID;
-
-CREATE TABLE baseline_sample (
-	baseline_id INTEGER NOT NULL REFERENCES baseline(id) ON DELETE CASCADE,
-	command_idx INTEGER NOT NULL,
-	measurement_idx INTEGER NOT NULL,
-	run         INTEGER NOT NULL,
-	value       REAL NOT NULL,
-	PRIMARY KEY (baseline_id, command_idx, measurement_idx, run)
+CREATE TABLE slot_map (
+	calibration_id INTEGER NOT NULL REFERENCES slot_calibration(id) ON DELETE CASCADE,
+	slot           INTEGER NOT NULL,
+	name           TEXT,                     -- work, cache-misses, branch-misses; NULL: unnamed
+	alu            REAL,                     -- per work-slot count on each probe
+	chase          REAL,
+	branch         REAL,
+	PRIMARY KEY (calibration_id, slot)
 ) WITHOUT ROWID;

@@ -1,6 +1,6 @@
 # mk/install.mk: installing and packaging, with the GNU conventions.
 #
-#   make install [PREFIX=/usr/local] [DESTDIR=/stage]   lauka, its probe program,
+#   make install [PREFIX=/usr/local] [DESTDIR=/stage]   lauka, its probe and spawner programs,
 #        the man page and the bash, zsh and fish completions
 #   make uninstall                                      removes exactly those files
 #   make dist        dist/lauka-$(VERSION).tar.gz (git archive of HEAD) and its
@@ -30,6 +30,7 @@ DISTDIR     ?= dist
 MAN_PAGE    := doc/lauka.1
 COMPLETIONS := completions/lauka.bash completions/_lauka completions/lauka.fish
 INSTALL_PROBE  = $(if $(PROBE_ARCH),$(BUILD)/lauka-probe)
+INSTALL_SPAWN  = $(if $(filter $(BUILD)/lauka-spawn,$(ALL_TARGETS)),$(BUILD)/lauka-spawn)
 
 INSTALL_DIRS_H := $(BUILD)/gen/install-dirs.h
 GEN += $(INSTALL_DIRS_H)
@@ -49,13 +50,14 @@ install: build-all
 		'$(DESTDIR)$(BASHCOMPDIR)' '$(DESTDIR)$(ZSHCOMPDIR)' '$(DESTDIR)$(FISHCOMPDIR)'
 	$(INSTALL) -m 755 $(LAUKA) '$(DESTDIR)$(BINDIR)/lauka'
 	$(if $(INSTALL_PROBE),$(INSTALL) -m 755 $(INSTALL_PROBE) '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-probe')
+	$(if $(INSTALL_SPAWN),$(INSTALL) -m 755 $(INSTALL_SPAWN) '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-spawn')
 	$(INSTALL) -m 644 $(MAN_PAGE) '$(DESTDIR)$(MANDIR)/man1/lauka.1'
 	$(INSTALL) -m 644 completions/lauka.bash '$(DESTDIR)$(BASHCOMPDIR)/lauka'
 	$(INSTALL) -m 644 completions/_lauka '$(DESTDIR)$(ZSHCOMPDIR)/_lauka'
 	$(INSTALL) -m 644 completions/lauka.fish '$(DESTDIR)$(FISHCOMPDIR)/lauka.fish'
 
 uninstall:
-	rm -f '$(DESTDIR)$(BINDIR)/lauka' '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-probe' \
+	rm -f '$(DESTDIR)$(BINDIR)/lauka' '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-probe' '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-spawn' \
 		'$(DESTDIR)$(MANDIR)/man1/lauka.1' '$(DESTDIR)$(BASHCOMPDIR)/lauka' \
 		'$(DESTDIR)$(ZSHCOMPDIR)/_lauka' '$(DESTDIR)$(FISHCOMPDIR)/lauka.fish'
 	-rmdir '$(DESTDIR)$(LIBEXECDIR)/lauka' 2>/dev/null

@@ -6,7 +6,7 @@
 # and -Werror.  Objects are thrown away: this proves the code compiles
 # against Apple's headers (as bundled with zig 0.11: macOS 11-13), nothing
 # more.  The libplist, SQLite and check headers are not in zig's macOS
-# sysroot, so just those headers are copied from the Linux system into a
+# sysroot, so just those headers (and libxml2's) are copied from the Linux system into a
 # private include directory (never the whole of /usr/include, whose libc
 # headers would shadow Apple's).
 #
@@ -40,6 +40,16 @@ if ! h=$(find_header sqlite3.h sqlite3); then
 	exit 1
 fi
 cp "$h" "$tmp/inc/sqlite3.h"
+# libxml2: the macOS SDK has its own headers (usr/include/libxml2); zig's sysroot has
+# none, so the Linux ones stand in, with one change: Debian builds libxml2 with ICU
+# (its encoding.h then includes <unicode/ucnv.h>, absent from macOS), Apple's with
+# iconv only, so LIBXML_ICU_ENABLED is switched off as Apple's xmlversion.h has it.
+if ! h=$(find_header libxml2/libxml/xmlreader.h libxml-2.0) && ! h=$(find_header libxml/xmlreader.h libxml-2.0); then
+	echo "error: 'libxml/xmlreader.h' not found; install Debian package 'libxml2-dev' (or run scripts/deps.sh)" >&2
+	exit 1
+fi
+cp -R "$(dirname "$h")" "$tmp/inc/libxml"
+sed 's|^#define LIBXML_ICU_ENABLED$|/* LIBXML_ICU_ENABLED: off, as in the macOS SDK */|' "$(dirname "$h")/xmlversion.h" > "$tmp/inc/libxml/xmlversion.h"
 # check.h (optional): lets the unit tests and the kperf stand-in be checked too.
 tests=""
 if h=$(find_header check.h check) && [ -f "$(dirname "$h")/check_stdint.h" ]; then

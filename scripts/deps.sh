@@ -24,7 +24,7 @@ need_pkg() { # debian-package test...
 case "$(uname -s)" in
 Darwin)
 	brew_missing=""
-	for f in pkg-config libplist sqlite check; do
+	for f in pkg-config libplist sqlite libxml2 check; do
 		brew list --versions "$f" >/dev/null 2>&1 || brew_missing="$brew_missing $f"
 	done
 	if [ -n "$brew_missing" ]; then
@@ -41,6 +41,7 @@ need_pkg gcc have cc
 need_pkg libc6-dev test -f /usr/include/stdio.h
 need_pkg libplist-dev have_pc libplist-2.0
 need_pkg libsqlite3-dev have_pc sqlite3
+need_pkg libxml2-dev have_pc libxml-2.0
 case "$what" in
 check)
 	need_pkg check have_pc check

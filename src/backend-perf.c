@@ -1,12 +1,34 @@
 /*
  * backend-perf.c: Linux perf_event_open(2) as a counter source.
  *
- * Counting a child the way perf stat does: the runner forks, the child
- * blocks on a gate pipe, attach() opens the counters on the child's pid with
- * disabled=1 + enable_on_exec=1 + inherit=1, the gate opens and counting
- * starts at exec, so lauka's own fork/pipe work is never counted.  inherit
- * folds in every process the command forks (sh -c, make, ...).  Counts stay
- * readable after the child is reaped.
+ * Counting the way perf stat does, with disabled=1 + enable_on_exec=1 +
+ * inherit=1, but opened once rather than once per run: bind() opens the
+ * counters on the runner's spawner (spawner.h), which never execs again, so
+ * they stay off for it.  Each command it starts inherits them at fork, they
+ * switch on at the command's exec, and when the command (and each of its
+ * threads and children) exits the kernel adds its count and its
+ * time_enabled/time_running to the spawner's event (perf_event_exit_task ->
+ * sync_child_event) before the exit is reported to the waiting parent.  So
+ * each run's counts are the difference of two reads taken after each reap:
+ * children and threads included, neither lauka nor the spawner counted,
+ * multiplexing times summed over the command's tasks as perf stat does.
+ *
+ * One kernel rule makes this need care.  A child whose events were all
+ * inherited gets a context marked as a clone of its parent's, and at a
+ * context switch between two such tasks the scheduler swaps the contexts
+ * instead of switching events (perf_event_context_sched_out, context_equiv).
+ * The spawner's original events can so end up on the command; its exec then
+ * enables them and clears their enable_on_exec (event_enable_on_exec), and
+ * they die with it, after which every later child inherits dead events that
+ * never count: on this machine only the first one or two runs were counted,
+ * with posix_spawn and with fork alike.  A non-inherited sentinel event in
+ * the same context (inherit_task_group clears inherited_all) keeps the
+ * child's context from ever being marked a clone, so no swap happens.
+ *
+ * The per-child path (the runner forks, the child blocks on a gate,
+ * attach() opens the counters on its pid) remains where bind() cannot be
+ * used: when opening on the spawner fails, and with LAUKA_PERF_PER_CHILD=1
+ * (the cross-check tests compare both paths).
  *
  * Privileges: with perf_event_paranoid >= 2 an unprivileged caller must set
  * exclude_kernel, or the open fails with EACCES even for events that do not
@@ -39,6 +61,10 @@ struct perf_priv {
 	uint64_t *id;		/* kernel event ids, to match group reads */
 	bool exclude_kernel;
 	bool grouped;		/* open as one group; cleared after the group could not be opened or scheduled */
+	pid_t bound;		/* the spawner the counters are open on (bind), 0 = per child */
+	bool no_bind;		/* bind failed once: per child from now on */
+	int sentinel[2];	/* non-inherited events keeping the children's contexts from being clones */
+	struct lk_counts *prev;	/* totals after the previous run (bound) */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
@@ -205,6 +231,8 @@ static int perf_open(void *priv, struct lk_evsel *sel, size_t n, char *err, size
 	/* LAUKA_PERF_NOGROUP=1 counts each event on its own (as perf stat does by default). */
 	const char *ng = getenv("LAUKA_PERF_NOGROUP");
 	p->grouped = n > 1 && !(ng && *ng && strcmp(ng, "0"));
+	p->prev = xcalloc(n ? n : 1, sizeof(*p->prev));
+	p->sentinel[0] = p->sentinel[1] = -1;
 	for (size_t i = 0; i < n; i++) {
 		p->fd[i] = -1;
 		probe_event(&sel[i], p->exclude_kernel);
@@ -264,10 +292,9 @@ static int perf_attach(void *priv, pid_t pid, char *err, size_t len)
 	return 0;
 }
 
-static int perf_read(void *priv, const struct lk_run_info *run, struct lk_counts *out, char *err, size_t len)
+/* The counters' totals so far (for the per-child path: the run's counts). */
+static int read_totals(struct perf_priv *p, struct lk_counts *out, char *err, size_t len)
 {
-	struct perf_priv *p = priv;
-	(void)run;
 	memset(out, 0, p->n * sizeof(*out));
 	if (p->grouped && p->n) {
 		size_t words = 3 + 2 * p->n;
@@ -304,18 +331,103 @@ static int perf_read(void *priv, const struct lk_run_info *run, struct lk_counts
 	return 0;
 }
 
+static void close_bound(struct perf_priv *p)
+{
+	close_fds(p);
+	for (int k = 0; k < 2; k++)
+		if (p->sentinel[k] >= 0) {
+			close(p->sentinel[k]);
+			p->sentinel[k] = -1;
+		}
+	p->bound = 0;
+}
+
+static int open_sentinel(struct perf_priv *p, const struct lk_event *ev, pid_t pid, int k)
+{
+	struct perf_event_attr a;
+	fill_attr(&a, ev, p->exclude_kernel);
+	a.disabled = 1;	/* never enabled: takes no counter, counts nothing */
+	long fd = sys_perf_event_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	p->sentinel[k] = (int)fd;
+	return 0;
+}
+
+static int perf_bind(void *priv, pid_t spawner, char *err, size_t len)
+{
+	struct perf_priv *p = priv;
+	const char *pc = getenv("LAUKA_PERF_PER_CHILD");
+	if (p->no_bind || !p->n || (pc && *pc && strcmp(pc, "0")))
+		return 0;
+	if (p->bound == spawner)
+		return 1;
+	close_bound(p);
+	if (perf_attach(p, spawner, err, len) < 0) {
+		p->no_bind = true;	/* attach() per child reports the reason on the command itself */
+		return 0;
+	}
+	/*
+	 * Before Linux 6.2 hardware and software events live in separate
+	 * contexts, so each kind present gets its own sentinel.
+	 */
+	struct lk_event dummy = { .perf_type = PERF_TYPE_SOFTWARE, .number = PERF_COUNT_SW_DUMMY };
+	int r = open_sentinel(p, &dummy, spawner, 0);
+	for (size_t i = 0; r == 0 && i < p->n; i++)
+		if (p->sel[i].ev->perf_type != PERF_TYPE_SOFTWARE) {
+			r = open_sentinel(p, p->sel[i].ev, spawner, 1);
+			break;
+		}
+	if (r < 0 || read_totals(p, p->prev, err, len) < 0) {
+		close_bound(p);
+		p->no_bind = true;
+		return 0;
+	}
+	p->bound = spawner;
+	return 1;
+}
+
+static uint64_t sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static int perf_read(void *priv, const struct lk_run_info *run, struct lk_counts *out, char *err, size_t len)
+{
+	struct perf_priv *p = priv;
+	(void)run;
+	bool grouped = p->grouped;
+	int r = read_totals(p, out, err, len);
+	if (r < 0 || !p->bound)
+		return r;
+	for (size_t i = 0; i < p->n; i++) {
+		struct lk_counts cur = out[i];
+		out[i].value = sub(cur.value, p->prev[i].value);
+		out[i].enabled = sub(cur.enabled, p->prev[i].enabled);
+		out[i].running = sub(cur.running, p->prev[i].running);
+		p->prev[i] = cur;
+	}
+	/* read_totals() gave up on the group: reopen the events one by one before the next run. */
+	if (grouped && !p->grouped)
+		close_bound(p);
+	return 0;
+}
+
 static void perf_detach(void *priv)
 {
-	close_fds(priv);
+	struct perf_priv *p = priv;
+	if (!p->bound)
+		close_fds(p);
 }
 
 static void perf_close(void *priv)
 {
 	struct perf_priv *p = priv;
 	if (p->fd)
-		close_fds(p);
+		close_bound(p);
 	free(p->fd);
 	free(p->id);
+	free(p->prev);
 }
 
 const struct lk_backend backend_perf = {
@@ -331,6 +443,7 @@ const struct lk_backend backend_perf = {
 	.read = perf_read,
 	.detach = perf_detach,
 	.close = perf_close,
+	.bind = perf_bind,
 };
 
 #endif /* __linux__ */

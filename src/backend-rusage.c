@@ -5,8 +5,9 @@
  * peak_rss is the child's own ru_maxrss from wait4 (kilobytes on Linux,
  * bytes on macOS), so each run has its own peak rather than the maximum
  * over all runs that getrusage(RUSAGE_CHILDREN) would give.  On Linux the
- * value can't drop below the RSS lauka had when it forked: exec records the
- * old address space's high-water mark (exec_mmap -> setmax_mm_hiwater_rss).
+ * value can't drop below the high-water mark of the address space exec was
+ * called from (exec_mmap -> setmax_mm_hiwater_rss), which is why commands
+ * start from the small lauka-spawn (spawner.h), not from lauka.
  *
  * On macOS the kernel also counts each process's instructions and cycles
  * (and, since RUSAGE_INFO_V6, those on P-cores and its energy), readable
@@ -43,7 +44,7 @@ enum {
 static const struct {
 	const char *name, *unit, *desc;
 } rusage_events[RU_COUNT] = {
-	[RU_WALL] = { "wall_time", "ns", "Elapsed wall-clock time from fork to exit (monotonic clock)" },
+	[RU_WALL] = { "wall_time", "ns", "Elapsed wall-clock time from release to exec to exit (monotonic clock)" },
 	[RU_PEAK_RSS] = { "peak_rss", "bytes", "Peak resident set size of the command (wait4 ru_maxrss)" },
 	[RU_USER] = { "user_time", "ns", "CPU time spent in user mode" },
 	[RU_SYS] = { "sys_time", "ns", "CPU time spent in the kernel on the command's behalf" },

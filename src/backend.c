@@ -12,6 +12,7 @@ extern const struct lk_backend backend_valgrind;
 extern const struct lk_backend backend_perf;
 #endif
 extern const struct lk_backend backend_kperf;
+extern const struct lk_backend backend_xctrace;
 
 /* Best first: backend_default() takes the first one whose detect() passes. */
 const struct lk_backend *const lk_backends[] = {
@@ -20,6 +21,7 @@ const struct lk_backend *const lk_backends[] = {
 #endif
 #ifdef __APPLE__
 	&backend_kperf,
+	&backend_xctrace,	/* opt-in: seconds per run */
 #endif
 	&backend_valgrind,
 	&backend_rusage_ops,
@@ -44,6 +46,9 @@ const struct lk_backend *backend_find(const char *name)
 	 */
 	if (!lk_strcasecmp(name, "kperf") && getenv("LAUKA_KPERF_PATH") && getenv("LAUKA_KPERFDATA_PATH"))
 		return &backend_kperf;
+	/* Likewise xctrace, when a replacement for `xcrun xctrace` is named (tests: the stand-in). */
+	if (!lk_strcasecmp(name, "xctrace") && getenv("LAUKA_XCTRACE") && *getenv("LAUKA_XCTRACE"))
+		return &backend_xctrace;
 #endif
 	return NULL;
 }

@@ -6,10 +6,11 @@
  *
  *   open(events)                         once per command set
  *   for each run:
+ *     bind(spawner)                      optional: count every child of the spawner (1 = no attach needed)
  *     wrap_argv(argv)                    optional: run the command under a tool
- *     fork; child blocks on a gate pipe
- *     attach(pid)                        counters on the child, before it execs
- *     release gate; child execs
+ *     only when attach is needed: fork; child blocks on a gate pipe
+ *       attach(pid)                      counters on the child, before it execs
+ *       release gate (the wall clock starts here); child execs
  *     exited(pid)                        child is a zombie, not yet reaped
  *     reap (wait4)
  *     read(counts)                       one lk_counts per event
@@ -85,6 +86,26 @@ struct lk_backend {
 	int (*read)(void *priv, const struct lk_run_info *run, struct lk_counts *out, char *err, size_t len);
 	void (*detach)(void *priv);
 	void (*close)(void *priv);
+	/*
+	 * Optional: the measured command's exit status when the backend knows it
+	 * better than wait() does (xctrace: the child is the recorder, the trace
+	 * holds the command's status).  Asked after read(); false = keep wait()'s.
+	 */
+	bool (*exit_status)(void *priv, int *code);
+	/*
+	 * Optional: a JSON value with per-run details since the last call
+	 * (xctrace: per-thread totals), malloc'd, or NULL; `record --json` adds
+	 * it to the command's entry under the backend's name.
+	 */
+	char *(*json_detail)(void *priv);
+	/*
+	 * Optional: count every command the runner's spawner (spawner.h) starts
+	 * from now on, without attach(): counters opened once on the spawner and
+	 * inherited by each child.  Called before every run with the spawner's
+	 * pid.  1 = bound (attach is skipped, no gate), 0 = use attach() per
+	 * child, or -LK_E* with a reason.
+	 */
+	int (*bind)(void *priv, pid_t spawner, char *err, size_t len);
 };
 
 /* A backend with its private state, as the runner and the commands hold it. */

@@ -33,6 +33,7 @@
 #include "sched.h"
 #include "sudo.h"
 #include "util.h"
+#include "xctrace-slots.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -452,6 +453,9 @@ int cmd_calibrate(int argc, char **argv)
 		error("%s", perr);
 		return EXIT_USAGE;
 	}
+	/* xctrace: the guided mode's unlabelled slots, named by the probes (xctrace-slots.c). */
+	if (!strcmp(cr.be->name, "xctrace"))
+		return xctrace_calibrate(cr.be, cr.probe, o.db, o.quick);
 
 	int rc = EXIT_COUNTERS;
 	struct catalog *cat = NULL;

@@ -22,6 +22,7 @@
 #include "plot-out.h"
 #include "sched.h"
 #include "util.h"
+#include "xctrace-slots.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -445,6 +446,8 @@ int cmd_counters(int argc, char **argv)
 		r = check_set(&o, catalog_pmu(cat));
 	else
 		print_catalogue(&o, b, cat);
+	if (!o.check && o.details && !strcmp(b->name, "xctrace"))
+		xctrace_print_slot_map(catalog_db(cat), stdout);
 	if (o.plot && r == 0) {
 		fflush(stdout);
 		int pr = plot_calib_write(cat, b->name, o.plot, err, sizeof(err));
@@ -462,6 +465,9 @@ int cmd_counters(int argc, char **argv)
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);
 		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);
+		if (!strcmp(b->name, "kperf"))
+			fprintf(stderr, "tip: without root, 'lauka record --backend xctrace' counts them through Instruments "
+				"(needs Xcode; seconds per run)\n");
 	}
 	catalog_close(cat);
 	return r;

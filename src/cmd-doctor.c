@@ -472,6 +472,14 @@ int cmd_doctor(int argc, char **argv)
 #endif
 	if (backend_find("kperf") && (WANT("kperf") || WANT("rusage")))
 		kperf_facts(&d);
+	/* Which backend counts the kpep events without root: xctrace, when Xcode is there. */
+	const struct lk_backend *xb = backend_find("xctrace");
+	if (xb && xb->detect && (WANT("xctrace") || WANT("rusage"))) {
+		char why[256] = "";
+		int xr = xb->detect(why, sizeof(why));
+		add(&d, "xctrace", V_INFO, "without root, --backend xctrace counts the kpep events through Instruments (Xcode)",
+		    "%s", xr == 0 ? "xctrace found: record and calibrate --backend xctrace work without root" : why);
+	}
 #undef WANT
 	bool ok = true;
 	for (size_t i = 0; i < d.n; i++)

@@ -20,11 +20,13 @@
 
 #include "migrate-001.sql.inc"
 #include "migrate-002.sql.inc"
+#include "migrate-003.sql.inc"
 
 /* Migration i (1-based) brings the schema from version i-1 to i. */
 static const char *const migrations[DB_SCHEMA_VERSION] = {
 	migrate_001_sql,
 	migrate_002_sql,
+	migrate_003_sql,
 };
 
 /* How long a writer waits for another lauka holding the database. */
@@ -714,7 +716,112 @@ void db_responses_free(struct db_response *r, size_t n)
 	free(r);
 }
 
-/* Baselines: header row, then measurements, commands and samples (migrate-002.sql). */
+int db_store_slot_map(struct db *db, const struct db_slot_map *m, char *err, size_t len)
+{
+	sqlite3_stmt *sc = NULL, *ss = NULL;
+	int r = exec(db, "BEGIN IMMEDIATE", err, len);
+	if (r < 0)
+		return r;
+	if ((r = prepare(db, "INSERT INTO slot_calibration (cpu_family, xctrace_version, counting_mode, nslots, work_slot, "
+			     "verdict, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &sc, err, len)) < 0 ||
+	    (r = prepare(db, "INSERT INTO slot_map (calibration_id, slot, name, alu, chase, branch) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &ss, err, len)) < 0)
+		goto out;
+	bind_text(sc, 1, m->cpu_family);
+	bind_text(sc, 2, m->xctrace_version);
+	bind_text(sc, 3, m->counting_mode ? m->counting_mode : "");
+	sqlite3_bind_int64(sc, 4, m->nslots);
+	sqlite3_bind_int64(sc, 5, m->work_slot);
+	bind_text(sc, 6, m->verdict ? m->verdict : "");
+	sqlite3_bind_int64(sc, 7, (sqlite3_int64)time(NULL));
+	if ((r = step_done(db, sc, "storing a slot calibration", err, len)) < 0)
+		goto out;
+	sqlite3_int64 id = sqlite3_last_insert_rowid(db->h);
+	for (size_t i = 0; i < m->n && r == 0; i++) {
+		sqlite3_bind_int64(ss, 1, id);
+		sqlite3_bind_int64(ss, 2, m->slots[i].slot);
+		bind_text(ss, 3, m->slots[i].name);
+		bind_real(ss, 4, m->slots[i].alu);
+		bind_real(ss, 5, m->slots[i].chase);
+		bind_real(ss, 6, m->slots[i].branch);
+		r = step_done(db, ss, "storing a slot", err, len);
+	}
+	if (r == 0)
+		r = exec(db, "COMMIT", err, len);
+out:
+	sqlite3_finalize(sc);
+	sqlite3_finalize(ss);
+	if (r < 0)
+		rollback(db);
+	return r;
+}
+
+int db_load_slot_map(struct db *db, const char *cpu_family, const char *xctrace_version, struct db_slot_map *m,
+		     char *err, size_t len)
+{
+	memset(m, 0, sizeof(*m));
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT id, cpu_family, xctrace_version, counting_mode, nslots, work_slot, verdict, created_at "
+			    "FROM slot_calibration WHERE (?1 IS NULL OR cpu_family = ?1) AND (?2 IS NULL OR xctrace_version = ?2) "
+			    "ORDER BY id DESC LIMIT 1", &st, err, len), rc;
+	if (r < 0)
+		return r;
+	bind_text(st, 1, cpu_family);
+	bind_text(st, 2, xctrace_version);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc == SQLITE_DONE) {
+			lk_errbuf(err, len, "no xctrace slot map stored; run 'lauka calibrate --backend xctrace'");
+			return -LK_ENOENT;
+		}
+		return fail(db, rc, "loading a slot map", err, len);
+	}
+	sqlite3_int64 id = sqlite3_column_int64(st, 0);
+	m->cpu_family = col_text(st, 1);
+	m->xctrace_version = col_text(st, 2);
+	m->counting_mode = col_text(st, 3);
+	m->nslots = (long)sqlite3_column_int64(st, 4);
+	m->work_slot = (long)sqlite3_column_int64(st, 5);
+	m->verdict = col_text(st, 6);
+	m->created_at = (long long)sqlite3_column_int64(st, 7);
+	sqlite3_finalize(st);
+	if ((r = prepare(db, "SELECT slot, name, alu, chase, branch FROM slot_map WHERE calibration_id = ?1 ORDER BY slot",
+			 &st, err, len)) < 0) {
+		db_slot_map_free(m);
+		return r;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		m->slots = xrealloc(m->slots, (m->n + 1) * sizeof(*m->slots));
+		struct db_slot *s = &m->slots[m->n++];
+		s->slot = (long)sqlite3_column_int64(st, 0);
+		s->name = col_text(st, 1);
+		s->alu = col_real(st, 2);
+		s->chase = col_real(st, 3);
+		s->branch = col_real(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_slot_map_free(m);
+		return fail(db, rc, "loading a slot map", err, len);
+	}
+	return 0;
+}
+
+void db_slot_map_free(struct db_slot_map *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->slots[i].name);
+	free(m->slots);
+	free(m->cpu_family);
+	free(m->xctrace_version);
+	free(m->counting_mode);
+	free(m->verdict);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Baselines: header row, then measurements, commands and samples (migrate-003.sql). */
 
 void db_baseline_release(struct db_baseline *b)
 {

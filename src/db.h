@@ -1,7 +1,8 @@
 /*
  * db.h: lauka's SQLite database, the only module that talks SQL.  It holds
- * the event catalogues (one row per PMU, its events and aliases), the
- * calibration history and record's saved baselines (catalog/migrate-*.sql).
+ * the event catalogues (one row per PMU, its events and aliases) and the
+ * calibration history, xctrace slot maps and record's saved baselines
+ * (catalog/migrate-*.sql).
  *
  * Location: the path given, else $LAUKA_DB, else $XDG_DATA_HOME/lauka/lauka.db,
  * else ~/.local/share/lauka/lauka.db (under sudo: the invoking user's home);
@@ -25,7 +26,7 @@
 
 #include "pmu.h"
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 struct db;
 
@@ -76,6 +77,27 @@ int db_latest_verdicts(struct db *db, const char *pmu, const char *backend, cons
 		       struct db_latest **out, size_t *n, char *err, size_t len);
 void db_latest_free(struct db_latest *v, size_t n);
 
+/* xctrace guided-mode slot maps (catalog/migrate-002.sql), one transaction per store. */
+struct db_slot {
+	long slot;
+	char *name;		/* NULL: unnamed */
+	double alu, chase, branch;
+};
+struct db_slot_map {
+	char *cpu_family, *xctrace_version, *counting_mode, *verdict;
+	long nslots, work_slot;
+	long long created_at;
+	struct db_slot *slots;
+	size_t n;
+};
+int db_store_slot_map(struct db *db, const struct db_slot_map *m, char *err, size_t len);
+/*
+ * The latest map for (cpu_family, xctrace_version); either may be NULL for
+ * any.  -LK_ENOENT when none is stored.
+ */
+int db_load_slot_map(struct db *db, const char *cpu_family, const char *xctrace_version, struct db_slot_map *out,
+		     char *err, size_t len);
+void db_slot_map_free(struct db_slot_map *m);
 /*
  * The per-probe responses stored with the latest verdict of each event of
  * (pmu, backend, machine), ordered by event then probe; strings malloc'd,

@@ -141,7 +141,13 @@ static void json_command(FILE *f, const struct export_command *ec, const char *i
 	}
 	if (ec->nrows)
 		fprintf(f, "\n%s", indent);
-	fputs("]}", f);
+	fputs("]", f);
+	if (ec->detail && ec->detail_key) {
+		fputs(", ", f);
+		export_json_str(f, ec->detail_key);
+		fprintf(f, ": %s", ec->detail);
+	}
+	fputs("}", f);
 }
 
 void export_json(FILE *f, const struct export_run *r)

@@ -26,6 +26,8 @@ struct export_command {
 	size_t nrows;
 	const bool *check_passed;	/* [run], or NULL without --check */
 	size_t checks_passed;
+	const char *detail_key;		/* with detail: the backend's per-run details (a JSON value) */
+	const char *detail;
 };
 
 struct export_gate {

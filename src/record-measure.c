@@ -20,6 +20,7 @@
 #include "error.h"
 #include "record.h"
 #include "util.h"
+#include "xctrace-slots.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -171,6 +172,9 @@ static void finish(struct record *rec, size_t ci)
 		if (r > 0 && !c->stopped)
 			stop(rec, c, r, "cleanup");
 	}
+	/* What the backend gathered over this command's runs (sequential order: only its own). */
+	if (rec->nbi > 1 && rec->bi[1].ops->json_detail && !c->detail)
+		c->detail = rec->bi[1].ops->json_detail(rec->bi[1].priv);
 	c->finished = true;
 	record_report_ready(rec);
 }
@@ -189,6 +193,8 @@ static void measure_shell_cost(struct record *rec)
 		progress_tick(&rec->prog);
 	}
 	progress_clear(&rec->prog);
+	if (rec->nbi > 1 && rec->bi[1].ops->json_detail)
+		c->detail = rec->bi[1].ops->json_detail(rec->bi[1].priv);	/* the shell's, not command 1's */
 	c->finished = true;
 }
 
@@ -215,6 +221,7 @@ static void check_run(struct record *rec, size_t ci, const struct order_slot *s)
 
 void record_measure(struct record *rec)
 {
+	xctrace_record_note(rec->be, rec->o.warmup + rec->o.runs, rec->ncmds);
 	progress_init(&rec->prog, !rec->o.show_output);
 	progress_units(&rec->prog, (double)(rec->nslots + (rec->have_shell_cost ? rec->shell_cost.planned : 0)));
 	if (rec->o.interleave && rec->ncmds > 1) {

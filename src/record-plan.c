@@ -17,6 +17,7 @@
 #include "sched.h"
 #include "stats.h"
 #include "sudo.h"
+#include "xctrace-slots.h"
 #include "util.h"
 
 #include <errno.h>
@@ -54,6 +55,11 @@ static int check_split_mistake(const struct record_opts *o)
 static int resolve(struct record_prog *p, const char *what)
 {
 	int r = runner_resolve(p->argv[0], p->path, sizeof(p->path));
+	if (r == -ENAMETOOLONG) {
+		error("%s path is longer than the system's limit (%zu bytes): '%.60s...'", what, sizeof(p->path) - 1,
+		      p->argv[0]);
+		return 126;
+	}
 	if (r == -ENOENT) {
 		error("%s not found: '%s'", what, p->argv[0]);
 		return 127;
@@ -371,6 +377,8 @@ static int schedule(const struct lk_pmu *pmu, struct lk_evsel *sel, size_t n)
 static int plan_catalogue(struct record *rec)
 {
 	char err[512] = "";
+	if (rec->o.guided && xctrace_record_guided(rec->o.backend) < 0)
+		return EXIT_USAGE;
 	int r = choose_backend(rec);
 	if (r)
 		return r;
@@ -515,7 +523,7 @@ static void plan_columns(struct record *rec)
 			c->index = i;
 			c->ev = ev;
 			c->label = bpmu && b == 1 && !strcmp(bpmu->kind, "kpep") ? pmu_display_name(ev->name)
-										 : xstrdup(ev->name);
+				   : rec->o.guided && b == 1 ? xctrace_slot_label(rec->cat, ev) : xstrdup(ev->name);
 			c->unit = ev->unit;
 			if (strlen(c->label) > rec->name_width)
 				rec->name_width = strlen(c->label);
@@ -880,6 +888,7 @@ void record_cmd_free(struct record *rec, struct record_cmd *c)
 	free(c->counted);
 	free(c->check_ok);
 	free(c->ref);
+	free(c->detail);
 	cmdline_free(c->prog.argv);
 }
 

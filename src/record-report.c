@@ -277,7 +277,8 @@ static void fill_export(const struct record_cmd *c, const struct record *rec, st
 		.command = c == &rec->shell_cost ? "" : c->prog.text, .name = c->name, .exit_code = c->exit_code,
 		.failed_step = c->failed_step, .runs = c->done, .rows = c->rows,
 		.samples = (const double *const *)c->vals, .nrows = rec->ncols, .check_passed = c->check_ok,
-		.checks_passed = c->checks_passed,
+		.checks_passed = c->checks_passed, .detail = c->detail,
+		.detail_key = c->detail && rec->be ? rec->be->name : NULL,
 	};
 }
 

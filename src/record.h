@@ -57,6 +57,7 @@ struct record_opts {
 	const char *db;
 	const char *exports[EXPORT_COUNT];	/* file names, NULL when not asked for */
 	const char *plot;			/* --plot FILE.svg: the deltas drawn (plot-out.h) */
+	bool guided;				/* --guided: xctrace's guided-mode slots, named by calibration */
 	const char *shell;			/* -S/--shell */
 	bool interleave;
 	bool have_seed;
@@ -104,6 +105,7 @@ struct record_cmd {
 	int exit_code;				/* what stopped it, 0 if nothing */
 	const char *failed_step;		/* "command", "setup", ... or NULL */
 	struct lk_stats *ref;			/* [col] the baseline's statistics, with --baseline */
+	char *detail;				/* the backend's JSON details of its runs (json_detail), or NULL */
 };
 
 struct record_gate {

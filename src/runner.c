@@ -1,75 +1,255 @@
-/* runner.c: fork/gate/exec/wait of one measured run, and signal forwarding. */
+/* runner.c: one measured run through the spawner, signal forwarding to the command's process group. */
 #include "runner.h"
 #include "error.h"
+#include "install-dirs.h"
+#include "probe-path.h"
+#include "spawner.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 volatile sig_atomic_t runner_interrupted;
-static volatile pid_t running_child;
+static volatile sig_atomic_t nsignals;
+static volatile pid_t running_pgid;	/* process group of the running command, 0 if none */
+static volatile pid_t forwarded_to;	/* the group the first signal already went to */
 
+/* First signal: pass it on to the command's group; any further one: SIGKILL the group. */
 static void on_signal(int sig)
 {
-	runner_interrupted = sig;
-	pid_t pid = running_child;
-	if (pid > 0)
-		kill(pid, sig);
+	if (!runner_interrupted)
+		runner_interrupted = sig;
+	nsignals++;
+	pid_t g = running_pgid;
+	if (g > 0) {
+		kill(-g, nsignals > 1 ? SIGKILL : sig);
+		forwarded_to = g;
+	}
+}
+
+/*
+ * Ctrl-Z: the terminal stops lauka's process group, but the command runs in
+ * a group of its own, so stop it first, then stop lauka the default way;
+ * when the shell continues lauka (fg, bg), continue the command too.
+ */
+static void on_tstp(int sig)
+{
+	int saved = errno;
+	pid_t g = running_pgid;
+	if (g > 0)
+		kill(-g, SIGSTOP);
+	signal(sig, SIG_DFL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	raise(sig);
+	/* continued */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tstp;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	g = running_pgid;
+	if (g > 0)
+		kill(-g, SIGCONT);
+	errno = saved;
 }
 
 void runner_signals_install(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a blocked wait returns EINTR and is retried by hand. */
+	/* No SA_RESTART: a blocked poll returns EINTR and the loop looks at what happened. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* Job control only where the shell gave lauka some (SIGTSTP not ignored). */
+	if (sigaction(SIGTSTP, NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
+		sa.sa_handler = on_tstp;
+		sigaction(SIGTSTP, &sa, NULL);
+	}
+}
+
+static int set_flags(int fd, int fdflags, int flflags)
+{
+	if (fdflags >= 0 && fcntl(fd, F_SETFD, fdflags) < 0)
+		return -1;
+	if (flflags && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | flflags) < 0)
+		return -1;
+	return 0;
+}
+
+static int cloexec_pipe(int fd[2])
+{
+#ifdef __linux__
+	return pipe2(fd, O_CLOEXEC);
+#else
+	if (pipe(fd) < 0)
+		return -1;
+	set_flags(fd[0], FD_CLOEXEC, 0);
+	set_flags(fd[1], FD_CLOEXEC, 0);
+	return 0;
+#endif
+}
+
+static int read_full(int fd, void *buf, size_t n);
+
+/*
+ * $LAUKA_SPAWN, else lauka-spawn next to the running binary (the build
+ * tree), else the installed one in LIBEXECDIR/lauka (found like the probe
+ * program, probe-path.h); empty: none, a fork of lauka is the spawner.
+ */
+static void find_spawner(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	const char *env = getenv("LAUKA_SPAWN");
+	if (env) {
+		if (*env && access(env, X_OK) == 0 && (size_t)snprintf(buf, len, "%s", env) >= len)
+			buf[0] = '\0';
+		return;
+	}
+#ifdef __linux__
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	probe_path_join(buf, len, self, ".", "lauka-spawn");
+	if (access(buf, X_OK) == 0)
+		return;
+	probe_path_join(buf, len, self, LAUKA_LIBEXEC_REL "/lauka", "lauka-spawn");
+	if (access(buf, X_OK) != 0)
+		buf[0] = '\0';
+#endif
 }
 
 int runner_init(struct runner *r, const struct runner_opts *opts, char *err, size_t len)
 {
 	memset(r, 0, sizeof(*r));
 	r->opts = *opts;
-	r->errfd = -1;
+	r->errr = r->req = r->rep = -1;
+	int req[2] = { -1, -1 }, rep[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	r->devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (r->devnull < 0) {
 		lk_errbuf(err, len, "cannot open /dev/null: %s", strerror(errno));
 		return -LK_EIO;
 	}
-	if (!opts->show_output) {
-		FILE *f = tmpfile();
-		if (!f) {
-			lk_errbuf(err, len, "cannot create a temporary file for the command's stderr: %s",
-				  strerror(errno));
-			close(r->devnull);
-			return -LK_EIO;
+	if (cloexec_pipe(req) < 0 || cloexec_pipe(rep) < 0 || (!opts->show_output && cloexec_pipe(errp) < 0) ||
+	    (errp[0] >= 0 && set_flags(errp[0], -1, O_NONBLOCK) < 0)) {
+		lk_errbuf(err, len, "cannot create the pipes to the command: %s", strerror(errno));
+		goto fail;
+	}
+	char helper[4096];
+	find_spawner(helper, sizeof(helper));
+#ifdef __linux__
+	static bool warned;
+	if (!helper[0] && !warned && !getenv("LAUKA_SPAWN")) {
+		warned = true;
+		warning("lauka-spawn is missing (next to lauka and in LIBEXECDIR/lauka): commands start from a copy "
+			"of lauka, so peak_rss cannot read below lauka's own size");
+	}
+#endif
+	char a[5][24];
+	snprintf(a[0], sizeof(a[0]), "%d", req[0]);
+	snprintf(a[1], sizeof(a[1]), "%d", rep[1]);
+	snprintf(a[2], sizeof(a[2]), "%d", r->devnull);
+	snprintf(a[3], sizeof(a[3]), "%d", errp[1]);
+	snprintf(a[4], sizeof(a[4]), "%ld", (long)getpid());
+	char *argv[] = { helper, a[0], a[1], a[2], a[3], a[4], NULL };
+	pid_t pid = fork();
+	if (pid < 0) {
+		lk_errbuf(err, len, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		if (helper[0]) {
+			set_flags(req[0], 0, 0);
+			set_flags(rep[1], 0, 0);
+			set_flags(r->devnull, 0, 0);
+			if (errp[1] >= 0)
+				set_flags(errp[1], 0, 0);
+			execv(helper, argv);
 		}
-		r->errfd = dup(fileno(f));
-		fclose(f);
-		if (r->errfd >= 0)
-			fcntl(r->errfd, F_SETFD, FD_CLOEXEC);
+		/* No lauka-spawn: this copy of lauka is the spawner (holding lauka's ends would keep it from ever seeing EOF). */
+		close(req[1]);
+		close(rep[0]);
+		if (errp[0] >= 0)
+			close(errp[0]);
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+		_exit(spawner_main(req[0], rep[1], r->devnull, errp[1]));
+	}
+	r->spawner = pid;
+	r->spawner_exec = helper[0] != '\0';
+	close(req[0]);
+	close(rep[1]);
+	if (errp[1] >= 0)
+		close(errp[1]);
+	r->req = req[1];
+	r->rep = rep[0];
+	r->errr = errp[0];
+	struct sp_rep ready;
+	if (read_full(r->rep, &ready, sizeof(ready)) < 0 || ready.type != SP_READY) {
+		lk_errbuf(err, len, "the spawner %s did not start", helper[0] ? helper : "(a fork of lauka)");
+		runner_release(r);
+		return -LK_EIO;
 	}
 	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (req[i] >= 0)
+			close(req[i]);
+		if (rep[i] >= 0)
+			close(rep[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	close(r->devnull);
+	r->devnull = -1;
+	return -LK_EIO;
 }
 
 void runner_release(struct runner *r)
 {
+	/* A run abandoned half-way (lauka lost the spawner's answers): end it, or the wait below never returns. */
+	if (r->busy) {
+		if (r->busy > 0)
+			kill(-r->busy, SIGKILL);
+		if (r->spawner > 0)
+			kill(r->spawner, SIGKILL);
+	}
+	r->busy = 0;
+	if (r->req >= 0)
+		close(r->req);	/* the spawner's read sees end-of-file and it exits */
+	if (r->spawner > 0)
+		while (waitpid(r->spawner, NULL, 0) < 0 && errno == EINTR)
+			;
+	if (r->rep >= 0)
+		close(r->rep);
 	if (r->devnull >= 0)
 		close(r->devnull);
-	if (r->errfd >= 0)
-		close(r->errfd);
-	r->devnull = r->errfd = -1;
+	if (r->errr >= 0)
+		close(r->errr);
+	r->devnull = r->errr = r->req = r->rep = -1;
+	r->spawner = 0;
 }
 
 static int check_exec(const char *path)
@@ -87,10 +267,13 @@ static int check_exec(const char *path)
 int runner_resolve(const char *file, char *buf, size_t len)
 {
 	if (strchr(file, '/')) {
-		snprintf(buf, len, "%s", file);
+		if ((size_t)snprintf(buf, len, "%s", file) >= len)
+			return -ENAMETOOLONG;
 		int r = check_exec(buf);
-		return r == -ENOENT || r == -ENOTDIR ? -ENOENT : r ? -EACCES : 0;
+		return r == -ENOENT || r == -ENOTDIR ? -ENOENT : r == -ENAMETOOLONG ? r : r ? -EACCES : 0;
 	}
+	if (strlen(file) >= len)
+		return -ENAMETOOLONG;
 	const char *path = getenv("PATH");
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
@@ -98,11 +281,9 @@ int runner_resolve(const char *file, char *buf, size_t len)
 	for (const char *p = path;; p = strchr(p, ':') + 1) {
 		const char *end = strchr(p, ':');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
-		if (n)
-			snprintf(buf, len, "%.*s/%s", (int)n, p, file);
-		else
-			snprintf(buf, len, "./%s", file);
-		int r = check_exec(buf);
+		/* A directory whose joined name does not fit cannot hold the command: skip it, never truncate. */
+		int w = n ? snprintf(buf, len, "%.*s/%s", (int)n, p, file) : snprintf(buf, len, "./%s", file);
+		int r = w >= 0 && (size_t)w < len ? check_exec(buf) : -ENOENT;
 		if (!r)
 			return 0;
 		if (r == -EACCES)
@@ -110,106 +291,121 @@ int runner_resolve(const char *file, char *buf, size_t len)
 		if (!end)
 			break;
 	}
+	buf[0] = '\0';
 	return seen_eacces ? -EACCES : -ENOENT;
 }
 
-static void read_tail(int fd, char *out)
+/* Keep the last RUNNER_TAIL_MAX bytes of whatever the command wrote to stderr. */
+static void drain_stderr(struct runner *r, bool keep)
 {
-	out[0] = '\0';
-	off_t size = lseek(fd, 0, SEEK_END);
-	if (size <= 0)
+	if (r->errr < 0)
 		return;
-	off_t start = size > RUNNER_TAIL_MAX ? size - RUNNER_TAIL_MAX : 0;
-	ssize_t n = pread(fd, out, (size_t)(size - start), start);
-	out[n > 0 ? n : 0] = '\0';
+	char buf[8192];
+	for (;;) {
+		ssize_t n = read(r->errr, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		if (!keep)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			r->ring[(r->ring_total + (uint64_t)i) % RUNNER_TAIL_MAX] = buf[i];
+		r->ring_total += (uint64_t)n;
+	}
 }
 
-/* A pipe whose ends close at exec (one syscall where pipe2 exists). */
-static int cloexec_pipe(int fd[2])
+static void ring_tail(const struct runner *r, char *out)
 {
-#ifdef __linux__
-	return pipe2(fd, O_CLOEXEC);
-#else
-	if (pipe(fd) < 0)
-		return -1;
-	fcntl(fd[0], F_SETFD, FD_CLOEXEC);
-	fcntl(fd[1], F_SETFD, FD_CLOEXEC);
+	size_t n = r->ring_total < RUNNER_TAIL_MAX ? (size_t)r->ring_total : RUNNER_TAIL_MAX;
+	uint64_t start = r->ring_total - n;
+	for (size_t i = 0; i < n; i++)
+		out[i] = r->ring[(start + i) % RUNNER_TAIL_MAX];
+	out[n] = '\0';
+}
+
+static int write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
 	return 0;
-#endif
 }
 
-/* In the child, after fork: only async-signal-safe calls until exec. */
-static void child_exec(const struct runner *r, const char *path, char *const argv[],
-		       int gate, int report)
+static int read_full(int fd, void *buf, size_t n)
 {
-	if (gate >= 0) {
-		char c;
-		while (read(gate, &c, 1) < 0 && errno == EINTR)
-			;
+	char *p = buf;
+	while (n) {
+		ssize_t got = read(fd, p, n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		p += got;
+		n -= (size_t)got;
 	}
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	dup2(r->devnull, 0);
-	if (!r->opts.show_output) {
-		dup2(r->devnull, 1);
-		if (r->errfd >= 0)
-			dup2(r->errfd, 2);
-	}
-	gid_t gid = (gid_t)r->opts.gid;
-	if ((r->opts.gid >= 0 && (r->opts.groups ? setgroups((int)r->opts.ngroups, r->opts.groups)
-						 : setgroups(1, &gid)) < 0) ||
-	    (r->opts.gid >= 0 && setgid((gid_t)r->opts.gid) < 0) ||
-	    (r->opts.uid >= 0 && setuid((uid_t)r->opts.uid) < 0)) {
-		int e = errno;
-		if (write(report, &e, sizeof(e)) < 0)
-			_exit(126);
-		_exit(126);
-	}
-	execv(path, argv);
-	int e = errno;
-	if (write(report, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(e == ENOENT ? 127 : 126);
+	return 0;
 }
 
-/*
- * The fast path when no backend needs the child before exec: posix_spawn,
- * which glibc and macOS implement with vfork semantics (no copy of lauka's
- * page tables), so lauka's per-run cost stays close to the bare minimum.
- * Exec failures come back as its return value.
- */
-static pid_t spawn_child(const struct runner *r, const char *path, char *const argv[], int *exec_errno)
+static int send_op(struct runner *r, uint32_t op)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, def;
-	pid_t pid = -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_adddup2(&fa, r->devnull, 0);
-	if (!r->opts.show_output) {
-		posix_spawn_file_actions_adddup2(&fa, r->devnull, 1);
-		if (r->errfd >= 0)
-			posix_spawn_file_actions_adddup2(&fa, r->errfd, 2);
+	struct sp_req q = { .op = op };
+	return write_full(r->req, &q, sizeof(q));
+}
+
+static int send_run(struct runner *r, uint32_t flags, const char *path, char *const argv[])
+{
+	size_t ng = r->opts.gid >= 0 && r->opts.groups ? r->opts.ngroups : 0;
+	size_t body = ng * sizeof(uint32_t) + strlen(path) + 1, argc = 0;
+	for (; argv[argc]; argc++)
+		body += strlen(argv[argc]) + 1;
+	char *buf = xmalloc(sizeof(struct sp_req) + body);
+	struct sp_req q = {
+		.op = SP_RUN, .flags = flags, .uid = (int32_t)r->opts.uid, .gid = (int32_t)r->opts.gid,
+		.ngroups = (uint32_t)ng, .argc = (uint32_t)argc, .bodylen = (uint32_t)body,
+	};
+	memcpy(buf, &q, sizeof(q));
+	char *p = buf + sizeof(q);
+	for (size_t i = 0; i < ng; i++) {
+		uint32_t g = (uint32_t)r->opts.groups[i];
+		memcpy(p, &g, sizeof(g));
+		p += sizeof(g);
 	}
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGHUP);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &def);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	extern char **environ;
-	int e = posix_spawn(&pid, path, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	*exec_errno = e;
-	return e ? -1 : pid;
+	size_t n = strlen(path) + 1;
+	memcpy(p, path, n);
+	p += n;
+	for (size_t i = 0; i < argc; i++) {
+		n = strlen(argv[i]) + 1;
+		memcpy(p, argv[i], n);
+		p += n;
+	}
+	int ret = write_full(r->req, buf, sizeof(q) + body);
+	free(buf);
+	return ret;
+}
+
+/* Signals that arrived before the command's group existed, and the grace period after the first. */
+static void forward_pending(pid_t pgid, uint64_t *t_int, bool *killed)
+{
+	if (!runner_interrupted || pgid <= 0 || *killed)
+		return;
+	uint64_t now = lk_now_ns();
+	if (!*t_int) {
+		*t_int = now;
+		if (forwarded_to != pgid)
+			kill(-pgid, runner_interrupted);
+	}
+	if (nsignals > 1 || now - *t_int >= (uint64_t)RUNNER_GRACE_MS * 1000000u) {
+		kill(-pgid, SIGKILL);
+		*killed = true;
+	}
 }
 
 int runner_run(struct runner *r, const char *path, char *const argv[],
@@ -218,133 +414,157 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 	       char *err, size_t len)
 {
 	memset(res, 0, sizeof(*res));
+	if (r->req < 0) {
+		lk_errbuf(err, len, "the spawner is not running");
+		return -LK_EIO;
+	}
 	bool need_gate = false, need_zombie = false;
+	bool *per_child = xcalloc(nbackends ? nbackends : 1, sizeof(bool));
 	char **wrapped = NULL;
+	int ret = 0;
 	for (size_t i = 0; i < nbackends; i++) {
-		need_gate |= backends[i].ops->attach != NULL;
-		need_zombie |= backends[i].ops->exited != NULL;
-		if (backends[i].ops->wrap_argv && !wrapped)
-			wrapped = backends[i].ops->wrap_argv(backends[i].priv, argv);
+		const struct lk_backend *ops = backends[i].ops;
+		int bound = 0;
+		if (ops->bind && (bound = ops->bind(backends[i].priv, r->spawner, err, len)) < 0) {
+			free(per_child);
+			return bound;
+		}
+		per_child[i] = ops->attach && !bound;
+		need_gate |= per_child[i];
+		need_zombie |= ops->exited != NULL;
+		if (ops->wrap_argv && !wrapped)
+			wrapped = ops->wrap_argv(backends[i].priv, argv);
 	}
 	if (wrapped) {
 		path = wrapped[0];
 		argv = wrapped;
 	}
-	if (r->errfd >= 0) {
-		if (ftruncate(r->errfd, 0) < 0 || lseek(r->errfd, 0, SEEK_SET) < 0) {
-			lk_errbuf(err, len, "cannot reset the stderr buffer: %s", strerror(errno));
-			return -LK_EIO;
-		}
-	}
+	/* Output a previous run's stray grandchildren wrote late belongs to no run. */
+	drain_stderr(r, false);
+	r->ring_total = 0;
 
-	int gate[2] = { -1, -1 }, report[2] = { -1, -1 };
-	int ret = 0;
-	uint64_t t0;
-	pid_t pid;
-	bool use_spawn = !need_gate && r->opts.uid < 0 && r->opts.gid < 0;
-	if (use_spawn) {
-		t0 = lk_now_ns();
-		pid = spawn_child(r, path, argv, &res->exec_errno);
-		if (pid < 0) {
-			res->exit_code = res->exec_errno == ENOENT ? 127 : 126;
-			goto out_pipes;
-		}
-		running_child = pid;
-		goto wait_child;
-	}
-	if ((need_gate && cloexec_pipe(gate) < 0) || cloexec_pipe(report) < 0) {
-		lk_errbuf(err, len, "pipe: %s", strerror(errno));
-		return -LK_EIO;
-	}
-
-	t0 = lk_now_ns();
-	pid = fork();
-	if (pid < 0) {
-		lk_errbuf(err, len, "fork: %s", strerror(errno));
+	uint32_t flags = (need_gate ? SPF_GATE : 0) | (need_zombie ? SPF_ZOMBIE : 0) |
+			 (r->opts.show_output ? SPF_OUTPUT : 0) |
+			 (r->opts.uid >= 0 || r->opts.gid >= 0 ? SPF_CREDS : 0);
+	if (send_run(r, flags, path, argv) < 0) {
+		lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
 		ret = -LK_EIO;
-		goto out_pipes;
+		goto out;
 	}
-	if (pid == 0) {
-		close(report[0]);
-		if (need_gate)
-			close(gate[1]);
-		child_exec(r, path, argv, need_gate ? gate[0] : -1, report[1]);
-	}
-	running_child = pid;
-	close(report[1]);
-	report[1] = -1;
-	if (need_gate) {
-		close(gate[0]);
-		gate[0] = -1;
-		for (size_t i = 0; i < nbackends; i++) {
-			if (!backends[i].ops->attach)
-				continue;
-			ret = backends[i].ops->attach(backends[i].priv, pid, err, len);
-			if (ret < 0) {
-				kill(pid, SIGKILL);
-				break;
-			}
+	r->busy = -1;
+	struct sp_rep rep;
+	pid_t pid = 0;
+	uint64_t t_int = 0;
+	bool killed = false, done = false, lost = false;
+	while (!done && !lost) {
+		forward_pending(pid, &t_int, &killed);
+		int timeout = -1;
+		if (t_int && !killed) {
+			uint64_t left = (uint64_t)RUNNER_GRACE_MS * 1000000u - (lk_now_ns() - t_int);
+			timeout = (int)(left / 1000000u) + 1;
 		}
-		/* Closing the gate releases the child (read() returns 0). */
-		close(gate[1]);
-		gate[1] = -1;
-	}
-
-	ssize_t n;
-	int exec_errno = 0;
-	while ((n = read(report[0], &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR)
-		;
-	if (n == sizeof(exec_errno))
-		res->exec_errno = exec_errno ? exec_errno : EIO;
-
-wait_child:
-	if (need_zombie) {
-		siginfo_t si;
-		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-			;
-		res->wall_ns = lk_now_ns() - t0;
-		for (size_t i = 0; i < nbackends; i++)
-			if (backends[i].ops->exited)
-				backends[i].ops->exited(backends[i].priv, pid);
-	}
-	while (wait4(pid, &res->status, 0, &res->ru) < 0) {
-		if (errno != EINTR) {
-			lk_errbuf(err, len, "wait4: %s", strerror(errno));
-			ret = ret ? ret : -LK_EIO;
+		struct pollfd pf[2] = { { .fd = r->rep, .events = POLLIN }, { .fd = r->errr, .events = POLLIN } };
+		int np = poll(pf, r->errr >= 0 ? 2 : 1, timeout);
+		if (np < 0 && errno != EINTR) {
+			lk_errbuf(err, len, "poll: %s", strerror(errno));
+			ret = -LK_EIO;
+			lost = true;
 			break;
 		}
+		if (np <= 0)
+			continue;
+		if (r->errr >= 0 && (pf[1].revents & (POLLIN | POLLHUP)))
+			drain_stderr(r, true);
+		if (!(pf[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		if (read_full(r->rep, &rep, sizeof(rep)) < 0) {
+			lk_errbuf(err, len, "the spawner died");
+			ret = -LK_EIO;
+			lost = true;
+			break;
+		}
+		switch (rep.type) {
+		case SP_PID:
+			pid = rep.pid;
+			running_pgid = pid;
+			r->busy = pid;
+			if (!need_gate)
+				break;
+			for (size_t i = 0; i < nbackends && ret == 0; i++) {
+				if (!per_child[i])
+					continue;
+				ret = backends[i].ops->attach(backends[i].priv, pid, err, len);
+				if (ret < 0)
+					kill(-pid, SIGKILL);
+			}
+			if (send_op(r, SP_GO) < 0) {
+				lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
+				ret = -LK_EIO;
+				lost = true;
+			}
+			break;
+		case SP_EXITED:
+			for (size_t i = 0; i < nbackends; i++)
+				if (backends[i].ops->exited)
+					backends[i].ops->exited(backends[i].priv, pid);
+			if (send_op(r, SP_REAP) < 0) {
+				lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
+				ret = -LK_EIO;
+				lost = true;
+			}
+			break;
+		case SP_DONE:
+			done = true;
+			r->busy = 0;
+			break;
+		default:
+			lk_errbuf(err, len, "the spawner answered nonsense (%u)", (unsigned)rep.type);
+			ret = -LK_EIO;
+			lost = true;
+		}
 	}
-	if (!need_zombie)
-		res->wall_ns = lk_now_ns() - t0;
-	running_child = 0;
+	running_pgid = 0;
+	if (!done)
+		goto out;
+	/* Interrupted: nothing the command left behind in its group outlives lauka's stop. */
+	if (runner_interrupted && pid > 0)
+		kill(-pid, SIGKILL);
+	drain_stderr(r, true);
 
+	res->status = rep.status;
+	res->ru = rep.ru;
+	res->exec_errno = rep.exec_errno;
+	res->wall_ns = rep.t1 > rep.t0 ? rep.t1 - rep.t0 : 0;
 	if (WIFEXITED(res->status))
 		res->exit_code = WEXITSTATUS(res->status);
 	else if (WIFSIGNALED(res->status)) {
 		res->term_signal = WTERMSIG(res->status);
 		res->exit_code = 128 + res->term_signal;
 	}
-
-	struct lk_run_info info = { .pid = pid, .status = res->status, .wall_ns = res->wall_ns, .rusage = &res->ru };
-	for (size_t i = 0; i < nbackends && ret == 0; i++) {
-		if (backends[i].ops->read) {
-			int rr = backends[i].ops->read(backends[i].priv, &info, counts[i], err, len);
-			if (rr < 0)
-				ret = rr;
+	if (pid > 0) {
+		struct lk_run_info info = { .pid = pid, .status = res->status, .wall_ns = res->wall_ns, .rusage = &res->ru };
+		for (size_t i = 0; i < nbackends && ret == 0; i++) {
+			if (backends[i].ops->read) {
+				int rr = backends[i].ops->read(backends[i].priv, &info, counts[i], err, len);
+				if (rr < 0)
+					ret = rr;
+			}
 		}
 	}
+	for (size_t i = 0; i < nbackends && ret == 0; i++) {
+		int code;
+		if (backends[i].ops->exit_status && backends[i].ops->exit_status(backends[i].priv, &code)) {
+			res->exit_code = code;
+			res->term_signal = 0;
+		}
+	}
+	if (res->exit_code != 0)
+		ring_tail(r, res->tail);
+out:
 	for (size_t i = 0; i < nbackends; i++)
 		if (backends[i].ops->detach)
 			backends[i].ops->detach(backends[i].priv);
-	if (res->exit_code != 0 && r->errfd >= 0)
-		read_tail(r->errfd, res->tail);
-out_pipes:
-	for (int i = 0; i < 2; i++) {
-		if (gate[i] >= 0)
-			close(gate[i]);
-		if (report[i] >= 0)
-			close(report[i]);
-	}
+	free(per_child);
 	if (wrapped) {
 		for (char **a = wrapped; *a; a++)
 			free(*a);

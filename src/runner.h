@@ -1,12 +1,23 @@
 /*
- * runner.h: running one measured command once: fork, hand the child to the
- * backends before it execs, exec without a shell, wait, collect rusage.
+ * runner.h: running one measured command once, through the spawner
+ * (spawner.h): exec without a shell, in its own process group, with every
+ * signal at its default and none blocked; hand the child to the backends
+ * before it execs when one needs that; wait; collect rusage.
  *
- * The child reads /dev/null and its output is discarded (stderr is kept in
- * an unlinked temporary file so a failure can show its tail) unless
- * show_output is set.  Signals: SIGINT/SIGTERM/SIGHUP received by lauka are
- * forwarded to the running child and remembered in runner_interrupted, so
- * the caller can stop, report what it has and exit 128 + signal.
+ * The child reads /dev/null and its output is discarded unless show_output
+ * is set; its stderr goes to a pipe of which lauka keeps only the last
+ * RUNNER_TAIL_MAX bytes, in memory, to show when the command fails.
+ *
+ * Signals: the first SIGINT/SIGTERM/SIGHUP lauka receives is forwarded to
+ * the command's process group (grandchildren included) and remembered in
+ * runner_interrupted, so the caller can stop, report what it has and exit
+ * 128 + signal.  A second one, or RUNNER_GRACE_MS without the command
+ * ending, sends SIGKILL to the group.  Ctrl-Z stops the command's group
+ * with lauka, and fg continues both.
+ *
+ * wall_time runs from the moment the child is released to exec (posix_spawn
+ * called, or the gate opened after the backends attached) to the moment the
+ * spawner sees it exit: no backend work lies inside it.
  */
 #ifndef LAUKA_RUNNER_H
 #define LAUKA_RUNNER_H
@@ -21,6 +32,7 @@
 #include "backend.h"
 
 #define RUNNER_TAIL_MAX 4096
+#define RUNNER_GRACE_MS 1000
 
 struct runner_opts {
 	bool show_output;	/* child inherits lauka's stdout and stderr */
@@ -32,7 +44,13 @@ struct runner_opts {
 struct runner {
 	struct runner_opts opts;
 	int devnull;		/* /dev/null, read-write */
-	int errfd;		/* unlinked temp file collecting the child's stderr */
+	int errr;		/* read end of the commands' stderr pipe (non-blocking), or -1 */
+	int req, rep;		/* requests to and replies from the spawner */
+	pid_t spawner;
+	bool spawner_exec;	/* the spawner is lauka-spawn (not a fork of lauka) */
+	pid_t busy;		/* a run whose end was not seen: its process group (release kills it) */
+	char ring[RUNNER_TAIL_MAX];	/* the last bytes of the current run's stderr */
+	uint64_t ring_total;
 };
 
 struct runner_result {
@@ -40,7 +58,7 @@ struct runner_result {
 	int exit_code;		/* exit status, or 128 + signal number */
 	int term_signal;	/* signal that killed the child, or 0 */
 	int exec_errno;		/* non-zero when exec itself failed */
-	uint64_t wall_ns;	/* from fork to the child's exit being seen */
+	uint64_t wall_ns;	/* from the child's release to exec to its exit being seen */
 	struct rusage ru;
 	char tail[RUNNER_TAIL_MAX + 1];	/* end of the child's stderr when it failed */
 };
@@ -49,12 +67,17 @@ extern volatile sig_atomic_t runner_interrupted;	/* signal number, 0 if none */
 
 void runner_signals_install(void);
 
+/*
+ * Starts the spawner.  The commands get the environment and working
+ * directory lauka has at this point.
+ */
 int runner_init(struct runner *r, const struct runner_opts *opts, char *err, size_t len);
 void runner_release(struct runner *r);
 
 /*
  * Resolve argv[0] like execvp would (PATH search when it has no '/').
- * Returns 0 and the path in buf, or -ENOENT / -EACCES.
+ * Returns 0 and the path in buf, or -ENOENT / -EACCES, or -ENAMETOOLONG
+ * when `file` itself does not fit in buf (never a shortened path).
  */
 int runner_resolve(const char *file, char *buf, size_t len);
 

@@ -1,11 +1,15 @@
 /* check_backend.c: registry, count scaling, the rusage backend and the Linux catalogue builder. */
 #include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "backend.h"
 #include "error.h"
+#include "runner.h"
 #include "perf-events.h"
 #include "pmu.h"
 
@@ -209,6 +213,61 @@ START_TEST(test_suggest)
 }
 END_TEST
 
+/* A name that does not fit is an error, never a shortened path that might name another program. */
+START_TEST(test_resolve_too_long)
+{
+	char buf[PATH_MAX], name[PATH_MAX + 64];
+	memset(name, '/', sizeof(name) - 1);
+	strcpy(name + PATH_MAX - 1 - strlen("/bin/true"), "/bin/true-not-there");
+	ck_assert_int_eq(runner_resolve(name, buf, sizeof(buf)), -ENAMETOOLONG);
+	char bare[PATH_MAX + 8];
+	memset(bare, 'x', sizeof(bare) - 1);
+	bare[sizeof(bare) - 1] = '\0';
+	ck_assert_int_eq(runner_resolve(bare, buf, sizeof(buf)), -ENAMETOOLONG);
+	ck_assert_int_eq(runner_resolve("/bin/true", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/bin/true");
+	/* A PATH entry too long to join is skipped, not truncated. */
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	char path[PATH_MAX + 32];
+	memset(path, 'd', PATH_MAX);
+	strcpy(path + PATH_MAX, ":/bin");
+	path[0] = '/';
+	setenv("PATH", path, 1);
+	ck_assert_int_eq(runner_resolve("true", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/bin/true");
+	if (old) {
+		setenv("PATH", old, 1);
+		free(old);
+	}
+}
+END_TEST
+
+/* The stderr tail is the last RUNNER_TAIL_MAX bytes, in order, however much was written. */
+START_TEST(test_stderr_tail)
+{
+	struct runner r;
+	struct runner_opts o = { .show_output = false, .uid = -1, .gid = -1 };
+	char err[256];
+	ck_assert_msg(runner_init(&r, &o, err, sizeof(err)) == 0, "%s", err);
+	char *argv[] = { "/bin/sh", "-c", "i=0; while [ $i -lt 3000 ]; do printf '%05d\\n' $i >&2; i=$((i+1)); done; exit 7",
+			 NULL };
+	struct runner_result res;
+	ck_assert_msg(runner_run(&r, argv[0], argv, NULL, 0, NULL, &res, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(res.exit_code, 7);
+	ck_assert_uint_eq(strlen(res.tail), RUNNER_TAIL_MAX);
+	/* 3000 lines of 6 bytes: the tail ends with line 2999 and starts inside line 2317. */
+	ck_assert_str_eq(res.tail + RUNNER_TAIL_MAX - 6, "02999\n");
+	char expect[16];
+	snprintf(expect, sizeof(expect), "%05d\n", 3000 - RUNNER_TAIL_MAX / 6);
+	ck_assert(strstr(res.tail, expect) == res.tail + RUNNER_TAIL_MAX % 6);
+	/* A run that succeeds shows nothing, and the next failure only its own output. */
+	char *quiet[] = { "/bin/sh", "-c", "echo gone >&2; exit 2", NULL };
+	ck_assert_int_eq(runner_run(&r, quiet[0], quiet, NULL, 0, NULL, &res, err, sizeof(err)), 0);
+	ck_assert_str_eq(res.tail, "gone\n");
+	runner_release(&r);
+}
+END_TEST
+
 Suite *backend_suite(void)
 {
 	Suite *s = suite_create("backend");
@@ -216,6 +275,8 @@ Suite *backend_suite(void)
 	tcase_add_loop_test(tc, test_counts_scale, 0, sizeof(scale_cases) / sizeof(*scale_cases));
 	tcase_add_test(tc, test_registry);
 	tcase_add_test(tc, test_rusage_backend);
+	tcase_add_test(tc, test_resolve_too_long);
+	tcase_add_test(tc, test_stderr_tail);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("perf-events");
 	tcase_add_loop_test(tc, test_encode_terms, 0, sizeof(encode_cases) / sizeof(*encode_cases));

@@ -13,7 +13,7 @@ printf '%s\n' "$out" | grep -qx wall_time || fail "no wall_time: $out"
 run "$LAUKA" counters --backend rusage --details
 expect_rc 0
 [ "$(printf '%s\n' "$out" | head -n 1)" = "name            incompat  description" ] || fail "header: $out"
-printf '%s\n' "$out" | grep -qx 'wall_time       none      Elapsed wall-clock time from fork to exit (monotonic clock)' ||
+printf '%s\n' "$out" | grep -qx 'wall_time       none      Elapsed wall-clock time from release to exec to exit (monotonic clock)' ||
 	fail "wall_time row: $out"
 run "$LAUKA" counters --backend rusage -d --no-headers
 expect_rc 0

@@ -28,7 +28,8 @@ run mk install DESTDIR="$stage" PREFIX="$prefix"
 expect_rc 0
 [ ! -e "$prefix" ] || fail "make install with DESTDIR wrote to $prefix"
 files=$(cd "$stage" && find . -type f | sort)
-want=$(printf '%s\n' "./$prefix/bin/lauka" "./$prefix/libexec/lauka/lauka-probe" "./$prefix/share/man/man1/lauka.1" \
+spawn=$([ "$(uname -s)" = Linux ] && echo "./$prefix/libexec/lauka/lauka-spawn")
+want=$(printf '%s\n' "./$prefix/bin/lauka" "./$prefix/libexec/lauka/lauka-probe" $spawn "./$prefix/share/man/man1/lauka.1" \
 	"./$prefix/share/bash-completion/completions/lauka" "./$prefix/share/zsh/site-functions/_lauka" \
 	"./$prefix/share/fish/vendor_completions.d/lauka.fish" | sed 's://*:/:g' | sort)
 [ "$files" = "$want" ] || fail "installed files:

@@ -43,4 +43,24 @@ s=$(row_of 1 page-faults | awk '{print $5}')
 # Aliases resolve through the catalogue.
 run "$LAUKA" --color never -m faults -- true
 expect_rc 0; expect_out '^page-faults'
+
+# wall_time starts when the child is released to exec: opening or reading counters is never inside it.
+# Side by side, interleaved: the perf backend's wall_time of `true` within 15% of the rusage backend's
+# (which does no counter work at all).  Medians pooled over rounds, so a burst of load on the shared
+# machine lands on both.
+median() { python3 -c '
+import json, statistics, sys
+s = []
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    s += [m for m in d["commands"][0]["measurements"] if m["name"] == "wall_time"][0]["samples"]
+print("%.0f" % statistics.median(s))' "$@"; }
+for r in 1 2 3 4 5; do
+	"$LAUKA" --color never --backend rusage -n 20 --json "ru$r.json" -- true >/dev/null 2>&1 || fail "rusage run failed"
+	"$LAUKA" --color never --backend perf -n 20 --json "pf$r.json" -- true >/dev/null 2>&1 || fail "perf run failed"
+done
+ru=$(median ru?.json); pf=$(median pf?.json)
+awk -v a="$pf" -v b="$ru" 'BEGIN { exit !(a <= 1.15 * b && a >= b / 1.15) }' ||
+	fail "perf wall_time of true is $pf ns, rusage's is $ru ns (more than 15% apart)"
+echo "wall_time of true: perf $pf ns, rusage $ru ns"
 exit 0

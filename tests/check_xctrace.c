@@ -1,0 +1,742 @@
+/*
+ * check_xctrace.c: the xctrace backend's pure parts.  References:
+ *  - the real exports and TOCs in ../shared/xctrace-data (Instruments 14.3.1
+ *    on an Intel Mac; Instruments 16.0 on macOS 26.4), golden values from
+ *    reference/xctrace.md 5, computed from the files, not by this code;
+ *  - synthetic raw tables from tests/xctrace-synth.py (labelled synthetic),
+ *    whose expected totals are worked out by hand in each file's header;
+ *  - for the templates, libplist decoding what the writers produced.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <plist/plist.h>
+
+#include "backend-xctrace.h"
+#include "db.h"
+#include "error.h"
+#include "util.h"
+#include "xctrace-agg.h"
+#include "xctrace-parse.h"
+#include "xctrace-template.h"
+
+#define DATA LAUKA_SRCDIR "/../shared/xctrace-data/"
+#define FIX LAUKA_SRCDIR "/tests/fixtures/xctrace/"
+
+static char *slurp_or_skip(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	if (lk_read_file(path, 64u << 20, &buf, len) < 0)
+		return NULL;
+	return buf;
+}
+
+#define NEED(buf, path)                                                          \
+	do {                                                                     \
+		if (!(buf)) {                                                    \
+			fprintf(stderr, "skip: %s not found\n", path);          \
+			return;                                                  \
+		}                                                                \
+	} while (0)
+
+static int sum_file(const char *path, struct xct_sum *s, char *err, size_t len)
+{
+	return xct_export_parse_file(path, NULL, xct_sum_row, s, err, len);
+}
+
+/* ---- golden values from the real exports ---- */
+
+START_TEST(test_pmi_export)
+{
+	size_t len;
+	char *buf = slurp_or_skip(DATA "counters-profile.xml", &len);
+	NEED(buf, DATA "counters-profile.xml");
+	struct xct_sum s;
+	char err[256] = "";
+	xct_sum_init(&s, 1512, 2, false, 0);
+	ck_assert_msg(xct_export_parse(buf, len, "counters-profile", xct_sum_row, &s, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(s.rows, 205);
+	ck_assert_uint_eq(s.rows_other, 0);
+	ck_assert_uint_eq(s.totals[0], 251);
+	ck_assert_uint_eq(s.totals[1], 198421070);
+	ck_assert_int_eq(s.weight_kind, XCT_WEIGHT_PMI);
+	ck_assert_uint_eq(s.weight, 205000000);
+	ck_assert_uint_eq(s.nthreads, 1);
+	ck_assert_int_eq(s.threads[0].tid, 869375);
+	xct_sum_release(&s);
+	/* the same rows belong to no other pid */
+	xct_sum_init(&s, 0, 2, false, 0);
+	ck_assert_int_eq(xct_export_parse(buf, len, NULL, xct_sum_row, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s.rows, 0);
+	ck_assert_uint_eq(s.rows_other, 205);
+	ck_assert_uint_eq(s.totals[0], 0);
+	xct_sum_release(&s);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_time_export)
+{
+	struct xct_sum s;
+	char err[256] = "";
+	FILE *f = fopen(DATA "counters-time-profile.xml", "r");
+	if (!f) {
+		fprintf(stderr, "skip: %s not found\n", DATA "counters-time-profile.xml");
+		return;
+	}
+	fclose(f);
+	xct_sum_init(&s, 13748, 2, false, 0);
+	ck_assert_msg(sum_file(DATA "counters-time-profile.xml", &s, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(s.rows, 149);
+	ck_assert_uint_eq(s.rows_sentinel, 6);
+	ck_assert_uint_eq(s.nthreads, 7);
+	ck_assert_uint_eq(s.totals[0], 42615771);
+	ck_assert_uint_eq(s.totals[1], 35835455);
+	ck_assert_int_eq(s.weight_kind, XCT_WEIGHT_TIME);
+	bool found = false;
+	for (size_t i = 0; i < s.nthreads; i++)
+		if (s.threads[i].tid == 443787) {
+			found = true;
+			ck_assert_uint_eq(s.threads[i].values[0], 20334231);
+			ck_assert_uint_eq(s.threads[i].values[1], 17544711);
+		}
+	ck_assert(found);
+	xct_sum_release(&s);
+}
+END_TEST
+
+/* The export's arrays do not match the TOC's names: rejected, never summed. */
+START_TEST(test_mismatch_rejected)
+{
+	size_t len;
+	char *buf = slurp_or_skip(DATA "counters-profile.xml", &len);
+	NEED(buf, DATA "counters-profile.xml");
+	struct xct_sum s;
+	char err[256] = "";
+	xct_sum_init(&s, 1512, 3, false, 0);
+	ck_assert_int_eq(xct_export_parse(buf, len, NULL, xct_sum_row, &s, err, sizeof(err)), -LK_EINVAL);
+	ck_assert_msg(strstr(err, "2 counter values") && strstr(err, "names 3 events"), "%s", err);
+	xct_sum_release(&s);
+	/* and the wrong table */
+	xct_sum_init(&s, 1512, 2, false, 0);
+	ck_assert_int_eq(xct_export_parse(buf, len, "kdebug-counters-with-time-sample", xct_sum_row, &s, err,
+					  sizeof(err)), -LK_EINVAL);
+	ck_assert_msg(strstr(err, "not 'kdebug-counters-with-time-sample'"), "%s", err);
+	xct_sum_release(&s);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_tocs)
+{
+	struct xct_toc t;
+	char err[256] = "";
+	FILE *f = fopen(DATA "pmc-toc.xml", "r");
+	if (!f) {
+		fprintf(stderr, "skip: xctrace-data not found\n");
+		return;
+	}
+	fclose(f);
+	ck_assert_msg(xct_toc_parse_file(DATA "pmc-toc.xml", &t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(t.pid, 11061);
+	ck_assert(t.has_exit);
+	ck_assert_int_eq(t.exit_status, 0);
+	ck_assert_str_eq(t.termination, "exit(0)");
+	ck_assert_str_eq(t.instruments_version, "14.3.1 (14E300c)");
+	const struct xct_table *cp = xct_toc_table(&t, "counters-profile", 0);
+	ck_assert_ptr_nonnull(cp);
+	ck_assert_str_eq(cp->trigger, "pmi");
+	ck_assert_uint_eq(cp->pmi_threshold, 1000000);
+	ck_assert_str_eq(cp->pmi_event, "MEM_INST_RETIRED.ALL_LOADS");
+	ck_assert_uint_eq(cp->nevents, 2);
+	ck_assert_str_eq(cp->events[0], "L1D_CACHE_MISS_LD");
+	ck_assert_str_eq(cp->events[1], "MEM_LOAD_RETIRED.L1_HIT");
+	xct_toc_release(&t);
+
+	ck_assert_msg(xct_toc_parse_file(DATA "mixed-toc.xml", &t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(t.pid, 11851);
+	cp = xct_toc_table(&t, "counters-profile", 0);
+	ck_assert_ptr_nonnull(cp);
+	ck_assert_str_eq(cp->trigger, "time");
+	ck_assert_uint_eq(cp->sample_rate_us, 1000);
+	ck_assert_uint_eq(cp->nevents, 3);
+	ck_assert_str_eq(cp->events[2], "INST_BRANCH");
+	const struct xct_table *pmi = xct_toc_table(&t, "kdebug-counters-with-pmi-sample", 0);
+	ck_assert_ptr_nonnull(pmi);
+	ck_assert(pmi->has_events);	/* pmc-events="" : present, empty */
+	ck_assert_uint_eq(pmi->nevents, 0);
+	ck_assert_ptr_nonnull(xct_toc_table(&t, "kdebug-counters-with-kdebug-sample", 1));
+	ck_assert_ptr_null(xct_toc_table(&t, "kdebug-counters-with-kdebug-sample", 2));
+	xct_toc_release(&t);
+
+	ck_assert_msg(xct_toc_parse_file(DATA "time-profiler-toc-instruments16.xml", &t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(t.pid, 83138);
+	ck_assert(t.has_exit);
+	ck_assert_str_eq(t.instruments_version, "16.0 (17E192)");
+	ck_assert_str_eq(t.template_name, "Time Profiler");
+	ck_assert(fabs(t.duration_s - 0.889698) < 1e-9);
+	ck_assert_ptr_null(xct_toc_table(&t, "counters-profile", 0));
+	xct_toc_release(&t);
+}
+END_TEST
+
+/* ---- structure: ids, refs, sentinels, tagged backtraces, errors ---- */
+
+#define HEAD "<?xml version=\"1.0\"?><trace-query-result><node xpath='x'><schema name=\"counters-profile\">" \
+	"<col><mnemonic>time</mnemonic><engineering-type>sample-time</engineering-type></col>"         \
+	"<col><mnemonic>thread</mnemonic><engineering-type>thread</engineering-type></col>"            \
+	"<col><mnemonic>process</mnemonic><engineering-type>process</engineering-type></col>"          \
+	"<col><mnemonic>core</mnemonic><engineering-type>core</engineering-type></col>"                \
+	"<col><mnemonic>stack</mnemonic><engineering-type>backtrace</engineering-type></col>"          \
+	"<col><mnemonic>weight</mnemonic><engineering-type>any</engineering-type></col>"               \
+	"<col><mnemonic>counters-array</mnemonic><engineering-type>pmc-events</engineering-type></col></schema>"
+#define TAIL "</node></trace-query-result>"
+
+static const struct {
+	const char *xml;
+	int ret;
+	const char *err;	/* substring of the error */
+	uint64_t total0;	/* of pid 7 */
+	size_t rows;
+} structure_cases[] = {
+	/* nested definitions: the process defined inside a thread, referred to later; fmt is never read */
+	{ HEAD "<row><sample-time id=\"1\" fmt=\"1,0\">10</sample-time><thread id=\"2\"><tid id=\"3\">70</tid>"
+	  "<process id=\"4\" fmt=\"x (7)\"><pid id=\"5\" fmt=\"7,0\">7</pid></process></thread><process ref=\"4\"/>"
+	  "<core id=\"6\">1</core><backtrace id=\"7\"><frame id=\"8\" name=\"f\" addr=\"0x1\"/></backtrace>"
+	  "<weight id=\"9\" fmt=\"1,00 ms\">1000000</weight><pmc-events id=\"10\" fmt=\"(5.000)\">5000 1</pmc-events></row>"
+	  "<row><sample-time id=\"11\">20</sample-time><thread ref=\"2\"/><process ref=\"4\"/><core ref=\"6\"/>"
+	  "<tagged-backtrace id=\"12\"><backtrace ref=\"7\"/></tagged-backtrace><weight ref=\"9\"/><pmc-events ref=\"10\"/></row>"
+	  "<row><sample-time id=\"13\">30</sample-time><thread ref=\"2\"/><process ref=\"4\"/><core ref=\"6\"/>"
+	  "<sentinel/><weight ref=\"9\"/><pmc-events id=\"14\">3 2</pmc-events></row>" TAIL,
+	  0, NULL, 10003, 3 },
+	/* another process's rows are excluded */
+	{ HEAD "<row><sample-time id=\"1\">10</sample-time><thread id=\"2\"><tid id=\"3\">70</tid>"
+	  "<process id=\"4\"><pid id=\"5\">0</pid></process></thread><process ref=\"4\"/><core id=\"6\">1</core>"
+	  "<sentinel/><weight id=\"9\">1</weight><pmc-events id=\"10\">5000 1</pmc-events></row>" TAIL,
+	  0, NULL, 0, 0 },
+	{ HEAD "<row><sample-time id=\"1\">10</sample-time><thread ref=\"99\"/></row>" TAIL, -LK_EINVAL,
+	  "points to no earlier definition", 0, 0 },
+	{ HEAD "<row><sample-time id=\"1\">10</sample-time><core id=\"2\">1</core></row>" TAIL, -LK_EINVAL,
+	  "cell 2 is <core> but column 'thread' holds <thread>", 0, 0 },
+	{ HEAD "<row><sample-time id=\"1\">10</sample-time><sentinel/><sentinel/></row>" TAIL, -LK_EINVAL,
+	  "row 1 has 3 cells for 7 columns", 0, 0 },
+	{ HEAD "<row><sample-time id=\"1\">1</sample-time><sentinel/><sentinel/><sentinel/><sentinel/><sentinel/>"
+	  "<pmc-events id=\"2\">1 x</pmc-events></row>" TAIL, -LK_EINVAL, "is not an integer", 0, 0 },
+	{ HEAD TAIL "<extra/>", -LK_EINVAL, "malformed XML", 0, 0 },
+	{ HEAD "<row>" TAIL, -LK_EINVAL, "malformed XML", 0, 0 },
+	{ "<?xml version=\"1.0\"?><trace-toc/>", -LK_EINVAL, "not an xctrace table export", 0, 0 },
+	{ "<?xml version=\"1.0\"?><trace-query-result><node xpath='x'/></trace-query-result>", -LK_EINVAL,
+	  "no <schema>", 0, 0 },
+	{ HEAD "<schema name=\"counters-profile\"/>" TAIL, -LK_EINVAL, "more than one table", 0, 0 },
+};
+
+START_TEST(test_structure)
+{
+	struct xct_sum s;
+	char err[256] = "";
+	xct_sum_init(&s, 7, 2, false, 0);
+	const char *x = structure_cases[_i].xml;
+	int r = xct_export_parse(x, strlen(x), "counters-profile", xct_sum_row, &s, err, sizeof(err));
+	ck_assert_msg(r == structure_cases[_i].ret, "case %d: %d (%s)", _i, r, err);
+	if (structure_cases[_i].err)
+		ck_assert_msg(strstr(err, structure_cases[_i].err), "case %d: '%s'", _i, err);
+	else {
+		ck_assert_uint_eq(s.totals[0], structure_cases[_i].total0);
+		ck_assert_uint_eq(s.rows, structure_cases[_i].rows);
+	}
+	if (_i == 0) {
+		ck_assert_uint_eq(s.totals[1], 4);
+		ck_assert_uint_eq(s.rows_sentinel, 1);
+		ck_assert_int_eq(s.threads[0].tid, 70);
+		ck_assert_uint_eq(s.weight, 3000000);
+	}
+	xct_sum_release(&s);
+}
+END_TEST
+
+START_TEST(test_split_names)
+{
+	char **n = NULL;
+	size_t k = xct_split_names("\"A B\" \"C\"  plain", &n);
+	ck_assert_uint_eq(k, 3);
+	ck_assert_str_eq(n[0], "A B");
+	ck_assert_str_eq(n[1], "C");
+	ck_assert_str_eq(n[2], "plain");
+	xct_free_names(n, k);
+	ck_assert_uint_eq(xct_split_names("", &n), 0);
+	xct_free_names(n, 0);
+}
+END_TEST
+
+/* ---- supervision ---- */
+
+static const struct {
+	int code, sig;
+	const char *log;
+	int ret;
+	const char *msg;
+} outcome_cases[] = {
+	{ 0, 0, "Starting recording...\nRecording completed. Saving output file...\n", 0, NULL },
+	{ 2, 0, "Starting recording\n[Error] Data stream: Fatal logging system error\nRecording failed with errors. "
+		"Saving output file...\nOutput file saved as: x.trace\n", 0, NULL },
+	{ 2, 0, "[Error] Data stream: Fatal logging system error\n[Error] Failed to start the recording: "
+		"Permission to debug was denied.\n", -LK_EIO, "Permission to debug was denied" },
+	{ 2, 0, "Recording failed with errors\n", -LK_EIO, "exit code 2: Recording failed with errors" },
+	{ 57, 0, "[Error] Could not decode recording options\n", -LK_EIO, "exited 57" },
+	{ 1, 0, "", -LK_EIO, "exit code 1: no message" },
+	{ 0, 9, "Starting\n", -LK_EIO, "killed by signal 9" },
+};
+
+START_TEST(test_record_outcome)
+{
+	char why[256] = "";
+	int r = xctrace_record_outcome(outcome_cases[_i].code, outcome_cases[_i].sig, outcome_cases[_i].log, why,
+				       sizeof(why));
+	ck_assert_msg(r == outcome_cases[_i].ret, "case %d: %d %s", _i, r, why);
+	if (outcome_cases[_i].msg)
+		ck_assert_msg(strstr(why, outcome_cases[_i].msg), "case %d: %s", _i, why);
+}
+END_TEST
+
+START_TEST(test_version)
+{
+	char v[64];
+	ck_assert_int_eq(xctrace_parse_version("xctrace version 15.0 (15A240d)\n", v, sizeof(v)), 15);
+	ck_assert_str_eq(v, "15.0 (15A240d)");
+	ck_assert_int_eq(xctrace_parse_version("xctrace version 12.5\n", v, sizeof(v)), 12);
+	ck_assert_int_eq(xctrace_parse_version("xcrun: error: unable to find utility \"xctrace\"\n", v, sizeof(v)), -1);
+}
+END_TEST
+
+/* ---- guided aggregation on synthetic raw tables ---- */
+
+static const struct {
+	const char *file;
+	size_t nvalues, slots;
+	uint64_t total[2];
+	size_t baselines, other;
+	double coverage;
+} raw_cases[] = {
+	{ "synthetic-core-change.xml", 1, 1, { 800 }, 1, 1, 8.0 / 9.0 },
+	{ "synthetic-gap.xml", 1, 1, { 300 }, 1, 0, 3.0 / 10.0 },
+	{ "synthetic-backwards.xml", 2, 2, { 400, 2800 }, 1, 0, 4.0 / 5.0 },
+	{ "synthetic-halves.xml", 4, 2, { 30, 9 }, 0, 0, 1.0 },
+	{ "synthetic-interleaved.xml", 1, 1, { 428 }, 2 + 4, 0, 8.0 / 46.5 },
+};
+
+START_TEST(test_raw_aggregation)
+{
+	char path[1024], err[256] = "";
+	snprintf(path, sizeof(path), FIX "%s", raw_cases[_i].file);
+	struct xct_sum s;
+	xct_sum_init(&s, 4242, 0, true, 1000000);
+	ck_assert_msg(sum_file(path, &s, err, sizeof(err)) == 0, "%s: %s", raw_cases[_i].file, err);
+	ck_assert_uint_eq(s.nvalues, raw_cases[_i].nvalues);
+	ck_assert_uint_eq(xct_sum_slots(&s), raw_cases[_i].slots);
+	for (size_t k = 0; k < raw_cases[_i].slots && k < 2; k++)
+		ck_assert_msg(s.totals[k] == raw_cases[_i].total[k], "%s slot %zu: %llu", raw_cases[_i].file, k,
+			      (unsigned long long)s.totals[k]);
+	ck_assert_uint_eq(s.baselines, raw_cases[_i].baselines);
+	ck_assert_uint_eq(s.rows_other, raw_cases[_i].other);
+	ck_assert_msg(fabs(xct_sum_coverage(&s) - raw_cases[_i].coverage) < 1e-9, "%s: coverage %g",
+		      raw_cases[_i].file, xct_sum_coverage(&s));
+	xct_sum_release(&s);
+}
+END_TEST
+
+/* Naively summing every rise would credit 50000 - 1400 of another history to the thread. */
+START_TEST(test_raw_core_change_not_summed)
+{
+	struct xct_sum s;
+	char err[256];
+	xct_sum_init(&s, 4242, 0, true, 1000000);
+	ck_assert_int_eq(sum_file(FIX "synthetic-core-change.xml", &s, err, sizeof(err)), 0);
+	ck_assert_uint_lt(s.totals[0], 1000);
+	xct_sum_release(&s);
+}
+END_TEST
+
+/* ---- slot naming on Figure-11-like synthetic recordings ---- */
+
+static void probe_totals(const char *tag, const char *probe, int k, uint64_t *out, size_t *nslots)
+{
+	char path[1024], err[256] = "";
+	snprintf(path, sizeof(path), FIX "synthetic-%s-%s-%dx.xml", tag, probe, k);
+	struct xct_sum s;
+	xct_sum_init(&s, 4242, 0, true, 1000000);
+	ck_assert_msg(sum_file(path, &s, err, sizeof(err)) == 0, "%s: %s", path, err);
+	*nslots = xct_sum_slots(&s);
+	for (size_t i = 0; i < *nslots; i++)
+		out[i] = s.totals[i];
+	xct_sum_release(&s);
+}
+
+static void name_from(const char *tag, struct xct_slot_map *m)
+{
+	uint64_t a1[12], a4[12], c1[12], c4[12], b1[12], b4[12], dc[12], db[12];
+	size_t n;
+	probe_totals(tag, "alu", 1, a1, &n);
+	ck_assert_uint_eq(n, 6);	/* 12 values, two equal halves folded */
+	probe_totals(tag, "alu", 4, a4, &n);
+	probe_totals(tag, "chase", 1, c1, &n);
+	probe_totals(tag, "chase", 4, c4, &n);
+	probe_totals(tag, "branch", 1, b1, &n);
+	probe_totals(tag, "branch", 4, b4, &n);
+	for (size_t i = 0; i < n; i++) {
+		dc[i] = c4[i] - c1[i];
+		db[i] = b4[i] - b1[i];
+	}
+	struct xct_probe_counts A1 = { a1, 2e8 }, A4 = { a4, 8e8 }, C = { dc, 3 * 2e6 }, B = { db, 3 * 2e7 };
+	char err[256] = "";
+	ck_assert_msg(xct_name_slots(n, &A1, &A4, &C, &B, m, err, sizeof(err)) == 0, "%s", err);
+}
+
+START_TEST(test_slots_fig11)
+{
+	struct xct_slot_map m;
+	name_from("fig11", &m);
+	ck_assert_int_eq(m.work, 0);
+	ck_assert_int_eq(m.cache, 2);
+	ck_assert_int_eq(m.branch, 3);
+	ck_assert_str_eq(xct_slot_name(&m, 2), "cache-misses");
+	ck_assert_str_eq(xct_slot_name(&m, 3), "branch-misses");
+	ck_assert_ptr_null(xct_slot_name(&m, 1));
+	ck_assert_ptr_null(xct_slot_name(&m, 4));
+	ck_assert_ptr_null(xct_slot_name(&m, 5));
+	/* the paper's readings, within the 1/200 lost at the core change */
+	ck_assert_msg(fabs(m.alu_norm[2] - 0.0834) < 0.001, "%g", m.alu_norm[2]);
+	ck_assert_msg(fabs(m.chase_norm[2] - 8.8165) < 0.01, "%g", m.chase_norm[2]);
+	ck_assert_msg(fabs(m.cache_score - 8.8165 / 0.0834) < 1, "%g", m.cache_score);
+	ck_assert_msg(fabs(m.branch_score - 25) < 0.5, "%g", m.branch_score);
+	xct_slot_map_release(&m);
+}
+END_TEST
+
+START_TEST(test_slots_unclear)
+{
+	struct xct_slot_map m;
+	name_from("unclear", &m);
+	ck_assert_int_eq(m.work, 0);
+	ck_assert_int_eq(m.cache, -1);
+	ck_assert_int_eq(m.branch, -1);
+	for (size_t i = 1; i < 6; i++)
+		ck_assert_ptr_null(xct_slot_name(&m, i));
+	ck_assert(m.cache_score < XCT_SLOT_MARGIN * m.cache_runner_up);
+	xct_slot_map_release(&m);
+}
+END_TEST
+
+START_TEST(test_slots_no_work)
+{
+	/* both slots read the same at 4x the work: nothing grows with it */
+	uint64_t z[2] = { 5, 5 };
+	struct xct_probe_counts p = { z, 100 }, p4 = { z, 400 };
+	struct xct_slot_map m;
+	char err[256] = "";
+	ck_assert_int_eq(xct_name_slots(2, &p, &p4, &p, &p, &m, err, sizeof(err)), -LK_EINVAL);
+	ck_assert_msg(strstr(err, "grows in proportion"), "%s", err);
+}
+END_TEST
+
+/* ---- templates, decoded with libplist ---- */
+
+static plist_t parse_plist(const char *buf, size_t len)
+{
+	plist_t root = NULL;
+#ifdef LAUKA_PLIST_2_3
+	plist_format_t fmt;
+	plist_from_memory(buf, (uint32_t)len, &root, &fmt);
+#else
+	plist_from_memory(buf, (uint32_t)len, &root);
+#endif
+	return root;
+}
+
+static char *str_of(plist_t n)
+{
+	char *s = NULL;
+	if (n && plist_get_node_type(n) == PLIST_STRING)
+		plist_get_string_val(n, &s);
+	return s;
+}
+
+static plist_t obj(plist_t objs, plist_t uidnode)
+{
+	uint64_t u = 0;
+	if (plist_get_node_type(uidnode) == PLIST_DICT)	/* {CF$UID: n}, as XML spells a UID */
+		plist_get_uint_val(plist_dict_get_item(uidnode, "CF$UID"), &u);
+	else {
+		ck_assert_int_eq(plist_get_node_type(uidnode), PLIST_UID);
+		plist_get_uid_val(uidnode, &u);
+	}
+	return plist_array_get_item(objs, (uint32_t)u);
+}
+
+/* The value of key in the first archived dictionary that has it. */
+static plist_t archived_value(plist_t objs, const char *key)
+{
+	for (uint32_t i = 0; i < plist_array_get_size(objs); i++) {
+		plist_t d = plist_array_get_item(objs, i);
+		if (plist_get_node_type(d) != PLIST_DICT || !plist_dict_get_item(d, "NS.keys"))
+			continue;
+		plist_t ks = plist_dict_get_item(d, "NS.keys"), vs = plist_dict_get_item(d, "NS.objects");
+		for (uint32_t k = 0; k < plist_array_get_size(ks); k++) {
+			char *s = str_of(obj(objs, plist_array_get_item(ks, k)));
+			bool hit = s && !strcmp(s, key);
+			free(s);
+			if (hit)
+				return obj(objs, plist_array_get_item(vs, k));
+		}
+	}
+	return NULL;
+}
+
+/* The _mnemonic of each XRCountersSetupEventOrFormula in an archive (root: one, or an array). */
+static size_t archive_mnemonics(const char *buf, size_t len, char names[][64], size_t max)
+{
+	plist_t root = parse_plist(buf, len);
+	ck_assert_ptr_nonnull(root);
+	plist_t objs = plist_dict_get_item(root, "$objects");
+	plist_t top = obj(objs, plist_dict_get_item(plist_dict_get_item(root, "$top"), "root"));
+	size_t n = 0;
+	plist_t list = plist_dict_get_item(top, "NS.objects");
+	uint32_t cnt = list ? plist_array_get_size(list) : 1;
+	for (uint32_t i = 0; i < cnt && n < max; i++) {
+		plist_t ev = list ? obj(objs, plist_array_get_item(list, i)) : top;
+		plist_t cls = obj(objs, plist_dict_get_item(ev, "$class"));
+		char *cn = str_of(plist_dict_get_item(cls, "$classname"));
+		ck_assert_str_eq(cn, "XRCountersSetupEventOrFormula");
+		free(cn);
+		char *mn = str_of(obj(objs, plist_dict_get_item(ev, "_mnemonic")));
+		snprintf(names[n++], 64, "%s", mn);
+		free(mn);
+	}
+	plist_free(root);
+	return n;
+}
+
+static const struct xct_tmpl_event tmpl_events[] = {
+	{ "FIXED_CYCLES", "Cycles" }, { "L1D_CACHE_MISS_LD_NONSPEC", "Loads that missed L1D" },
+	{ "BRANCH_MISPRED_NONSPEC", NULL },
+};
+
+START_TEST(test_template_legacy)
+{
+	size_t len;
+	char *buf = slurp_or_skip(DATA "cpu-counters-template-legacy.xml", &len);
+	NEED(buf, DATA "cpu-counters-template-legacy.xml");
+	struct xct_tmpl_opts o = { .events = tmpl_events, .nevents = 3, .sample_us = 500 };
+	char *out = NULL, err[256] = "";
+	size_t outlen = 0;
+	enum xct_tmpl_kind kind;
+	ck_assert_msg(xct_template_patch(buf, len, &o, &out, &outlen, &kind, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(kind, XCT_TMPL_LEGACY);
+	ck_assert(strstr(out, "<?xml") == out);
+	plist_t root = parse_plist(out, outlen);
+	ck_assert_ptr_nonnull(root);
+	plist_t objs = plist_dict_get_item(root, "$objects");
+	plist_t ev = archived_value(objs, "pmcEvents");
+	ck_assert_ptr_nonnull(ev);
+	plist_t list = plist_dict_get_item(ev, "NS.objects");
+	ck_assert_uint_eq(plist_array_get_size(list), 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		char *s = str_of(obj(objs, plist_array_get_item(list, i)));
+		ck_assert_str_eq(s, tmpl_events[i].name);
+		free(s);
+	}
+	char *st = str_of(archived_value(objs, "samplingType"));
+	ck_assert_str_eq(st, "time");
+	free(st);
+	uint64_t rate = 0;
+	plist_get_uint_val(archived_value(objs, "samplingRate"), &rate);
+	ck_assert_uint_eq(rate, 500);
+	plist_t data = archived_value(objs, "pmcEventsWithFormulas");
+	ck_assert_int_eq(plist_get_node_type(data), PLIST_DATA);
+	char *d = NULL;
+	uint64_t dn = 0;
+	plist_get_data_val(data, &d, &dn);
+	char names[8][64];
+	ck_assert_uint_eq(archive_mnemonics(d, dn, names, 8), 3);
+	ck_assert_str_eq(names[1], "L1D_CACHE_MISS_LD_NONSPEC");
+	free(d);
+	plist_t hy = archived_value(objs, "pmc-events-with-formulas");
+	ck_assert_ptr_nonnull(hy);
+	plist_t hyd = plist_dict_get_item(hy, "NS.data");
+	ck_assert_ptr_nonnull(hyd);
+	plist_get_data_val(hyd, &d, &dn);
+	ck_assert_uint_eq(archive_mnemonics(d, dn, names, 8), 3);
+	ck_assert_str_eq(names[2], "BRANCH_MISPRED_NONSPEC");
+	free(d);
+	/* untouched keys survive */
+	ck_assert_ptr_nonnull(archived_value(objs, "recordWaitingThreads"));
+	plist_free(root);
+	free(out);
+	/* PMI needs the Xcode 16 layout */
+	o.pmi_event = "FIXED_CYCLES";
+	ck_assert_int_eq(xct_template_patch(buf, len, &o, &out, &outlen, &kind, err, sizeof(err)), -LK_EPLIST);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_template_options)
+{
+	size_t len;
+	char *buf = slurp_or_skip(DATA "l2-miss-xcode16.tracetemplate", &len);
+	NEED(buf, DATA "l2-miss-xcode16.tracetemplate");
+	for (int pmi = 0; pmi < 2; pmi++) {
+		struct xct_tmpl_opts o = { .events = tmpl_events, .nevents = 3, .sample_us = 1000,
+					   .pmi_event = pmi ? "FIXED_CYCLES" : NULL, .pmi_threshold = 250000 };
+		char *out = NULL, err[256] = "";
+		size_t outlen = 0;
+		enum xct_tmpl_kind kind;
+		ck_assert_msg(xct_template_patch(buf, len, &o, &out, &outlen, &kind, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_int_eq(kind, XCT_TMPL_OPTIONS);
+		plist_t root = parse_plist(out, outlen);
+		ck_assert_ptr_nonnull(root);
+		plist_t v = archived_value(plist_dict_get_item(root, "$objects"), "optionsEncoded");
+		ck_assert_int_eq(plist_get_node_type(v), PLIST_DATA);
+		char *d = NULL;
+		uint64_t dn = 0;
+		plist_get_data_val(v, &d, &dn);
+		char *json = xmalloc(dn + 1);
+		memcpy(json, d, dn);
+		json[dn] = '\0';
+		free(d);
+		ck_assert_msg(strstr(json, "\"configurationType\":{\"manual\":{}}"), "%s", json);
+		ck_assert_msg(strstr(json, pmi ? "\"sampleByTime\":false" : "\"sampleByTime\":true"), "%s", json);
+		ck_assert_msg(strstr(json, pmi ? "\"pmiEventAliasOrMnemonic\":\"FIXED_CYCLES\""
+					       : "\"pmiEventAliasOrMnemonic\":\"\""), "%s", json);
+		ck_assert_msg(strstr(json, pmi ? "\"pmiThreshold\":250000" : "\"pmiThreshold\":1000000"), "%s", json);
+		ck_assert_msg(strstr(json, "\"countingLevel\":\"EL0\""), "%s", json);
+		/* kept from the base */
+		ck_assert_msg(strstr(json, "\"countingMode\": \"l1d_miss_sampling\"") ||
+			      strstr(json, "\"countingMode\":\"l1d_miss_sampling\""), "%s", json);
+		/* each allEventsAndFormulas entry: base64 of an archived event */
+		const char *p = strstr(json, "\"allEventsAndFormulas\":[");
+		ck_assert_ptr_nonnull(p);
+		p += strlen("\"allEventsAndFormulas\":[");
+		for (size_t i = 0; i < 3; i++) {
+			ck_assert(*p == '"');
+			const char *e = strchr(p + 1, '"');
+			char *b = xmalloc((size_t)(e - p));
+			memcpy(b, p + 1, (size_t)(e - p - 1));
+			b[e - p - 1] = '\0';
+			size_t bn = 0;
+			char *bin = xct_unbase64(b, &bn);
+			ck_assert_ptr_nonnull(bin);
+			char names[2][64];
+			ck_assert_uint_eq(archive_mnemonics(bin, bn, names, 2), 1);
+			ck_assert_str_eq(names[0], tmpl_events[i].name);
+			free(bin);
+			free(b);
+			p = e + 1 + (i < 2);
+		}
+		free(json);
+		plist_free(root);
+		free(out);
+	}
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_template_bad)
+{
+	char err[256] = "", *out = NULL;
+	size_t outlen;
+	enum xct_tmpl_kind kind;
+	struct xct_tmpl_opts o = { .events = tmpl_events, .nevents = 1 };
+	const char *junk = "not a plist";
+	ck_assert_int_eq(xct_template_patch(junk, strlen(junk), &o, &out, &outlen, &kind, err, sizeof(err)), -LK_EPLIST);
+	const char *plain = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>$objects</key><array>"
+			    "<string>$null</string></array></dict></plist>";
+	ck_assert_int_eq(xct_template_patch(plain, strlen(plain), &o, &out, &outlen, &kind, err, sizeof(err)), -LK_EPLIST);
+	ck_assert_msg(strstr(err, "not a CPU Counters template"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_base64)
+{
+	static const char *const in[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
+	static const char *const want[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy" };
+	for (size_t i = 0; i < 7; i++) {
+		char *b = xct_base64(in[i], strlen(in[i]));
+		ck_assert_str_eq(b, want[i]);	/* RFC 4648 section 10 */
+		size_t n;
+		char *back = xct_unbase64(b, &n);
+		ck_assert_uint_eq(n, strlen(in[i]));
+		ck_assert(!memcmp(back, in[i], n));
+		free(back);
+		free(b);
+	}
+}
+END_TEST
+
+/* The slot map round-trips through the database; the latest map of a (family, version) wins. */
+START_TEST(test_slot_map_db)
+{
+	char dir[] = "/tmp/lauka-xct-db.XXXXXX", path[64], err[512] = "";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	struct db *db;
+	ck_assert_msg(db_open(&db, path, err, sizeof(err)) == 0, "%s", err);
+	struct db_slot_map m;
+	ck_assert_int_eq(db_load_slot_map(db, "0x1", NULL, &m, err, sizeof(err)), -LK_ENOENT);
+	struct db_slot slots[3] = { { 0, (char *)"work", 1, 1, 1 }, { 1, NULL, 0.5, 10, 2 },
+				    { 2, (char *)"cache-misses", 0.0834, 8.8165, NAN } };
+	struct db_slot_map in = { .cpu_family = (char *)"0x1", .xctrace_version = (char *)"16.0", .counting_mode = (char *)"bottleneck",
+				  .verdict = (char *)"v1", .nslots = 3, .work_slot = 0, .slots = slots, .n = 3 };
+	ck_assert_msg(db_store_slot_map(db, &in, err, sizeof(err)) == 0, "%s", err);
+	in.verdict = (char *)"v2";
+	in.n = 2;
+	ck_assert_int_eq(db_store_slot_map(db, &in, err, sizeof(err)), 0);
+	in.xctrace_version = (char *)"15.0";
+	in.verdict = (char *)"other version";
+	ck_assert_int_eq(db_store_slot_map(db, &in, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_load_slot_map(db, "0x1", "16.0", &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m.verdict, "v2");
+	ck_assert_uint_eq(m.n, 2);
+	ck_assert_str_eq(m.counting_mode, "bottleneck");
+	ck_assert_ptr_null(m.slots[1].name);
+	ck_assert(fabs(m.slots[1].chase - 10) < 1e-12);
+	db_slot_map_free(&m);
+	ck_assert_int_eq(db_load_slot_map(db, "0x1", NULL, &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m.verdict, "other version");
+	db_slot_map_free(&m);
+	ck_assert_int_eq(db_load_slot_map(db, "0x2", NULL, &m, err, sizeof(err)), -LK_ENOENT);
+	db_close(db);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+Suite *xctrace_suite(void)
+{
+	Suite *s = suite_create("xctrace");
+	TCase *tc = tcase_create("xctrace");
+	tcase_add_test(tc, test_pmi_export);
+	tcase_add_test(tc, test_time_export);
+	tcase_add_test(tc, test_mismatch_rejected);
+	tcase_add_test(tc, test_tocs);
+	tcase_add_loop_test(tc, test_structure, 0, sizeof(structure_cases) / sizeof(*structure_cases));
+	tcase_add_test(tc, test_split_names);
+	tcase_add_loop_test(tc, test_record_outcome, 0, sizeof(outcome_cases) / sizeof(*outcome_cases));
+	tcase_add_test(tc, test_version);
+	tcase_add_loop_test(tc, test_raw_aggregation, 0, sizeof(raw_cases) / sizeof(*raw_cases));
+	tcase_add_test(tc, test_raw_core_change_not_summed);
+	tcase_add_test(tc, test_slots_fig11);
+	tcase_add_test(tc, test_slots_unclear);
+	tcase_add_test(tc, test_slots_no_work);
+	tcase_add_test(tc, test_template_legacy);
+	tcase_add_test(tc, test_template_options);
+	tcase_add_test(tc, test_template_bad);
+	tcase_add_test(tc, test_base64);
+	tcase_add_test(tc, test_slot_map_db);
+	suite_add_tcase(s, tc);
+	return s;
+}

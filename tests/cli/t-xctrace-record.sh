@@ -1,0 +1,103 @@
+# xctrace backend end to end through tests/support/xctrace-standin: templates, TOC labels, pid filter, exit status, JSON
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the stand-in is a Python script)"
+data="$LAUKA_SRCDIR/../shared/xctrace-data"
+kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
+[ -f "$data/counters-profile.xml" ] && [ -f "$kpep" ] || skip "../shared/xctrace-data or kpep-data not beside the repo"
+
+if [ "$(uname -s)" != Darwin ]; then
+	run "$LAUKA" --backend xctrace -- true
+	expect_rc 1; expect_err "unknown backend 'xctrace'"
+fi
+
+export LAUKA_XCTRACE="$LAUKA_SRCDIR/tests/support/xctrace-standin" LAUKA_KPEP_FILE="$kpep"
+export LAUKA_XCTRACE_TMPDIR="$PWD/darwin-tmp" LAUKA_STANDIN_LOG="$PWD/standin.log"
+mkdir darwin-tmp work
+: > darwin-tmp/instruments-other.ktrace	# another session's: must survive
+export TMPDIR="$PWD/work"
+
+clean() {
+	[ -z "$(ls work)" ] || fail "left behind in TMPDIR: $(ls work)"
+	[ "$(ls darwin-tmp)" = instruments-other.ktrace ] || fail "ktrace files: $(ls darwin-tmp)"
+}
+val() {	# val JSON-FILE MEASUREMENT: the mean of one measurement
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([m for m in d["commands"][0]["measurements"] if m["name"]==sys.argv[2]][0]["mean"])' "$1" "$2"
+}
+
+for tmpl in cpu-counters-template-legacy.xml l2-miss-xcode16.tracetemplate; do
+	export LAUKA_XCTRACE_TEMPLATE="$data/$tmpl"
+	# The stand-in decodes the template with plistlib and lists its events in the TOC, in the template's
+	# order; row values are (position + 1) * 1000 for the target and 1e9 for pid 0 and another process.
+	run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles --json r.json -- true
+	expect_rc 0
+	expect_out '^fixed_cycles '; expect_out '^l1d_cache_miss_ld_nonspec '
+	# fixed events are added first (the order that realises the counter assignment)
+	[ "$(val r.json fixed_cycles)" = 10000 ] || fail "$tmpl: fixed_cycles $(val r.json fixed_cycles)"
+	[ "$(val r.json l1d_cache_miss_ld_nonspec)" = 20000 ] || fail "$tmpl: l1d $(val r.json l1d_cache_miss_ld_nonspec)"
+	grep -q -- "--template $TMPDIR/lauka-xctrace\.[A-Za-z0-9]*/lauka.tracetemplate --output" standin.log || fail "record args: $(cat standin.log)"
+	grep -q -- "--no-prompt --launch -- /[a-z/]*true$" standin.log || fail "--launch not last: $(cat standin.log)"
+	clean
+done
+
+# Per-thread totals in --json, and the scope.
+python3 - r.json <<'EOF' || fail "json threads"
+import json, sys
+d = json.load(open(sys.argv[1]))["commands"][0]["xctrace"]
+assert d["scope"] == "launched process only", d
+runs = d["runs"]
+assert len(runs) == 3, runs
+for r in runs:
+    assert r["rows"] == 10 and r["rows_other_processes"] == 5, r
+    assert sorted(t["tid"] for t in r["threads"]) == [7001, 7002], r
+    assert all(t["counts"]["FIXED_CYCLES"] == 5000 for t in r["threads"]), r
+EOF
+
+# A real export (Instruments 14.3.1, PMI-triggered) served as the counters-profile table:
+# the sums over pid 1512 are reference/xctrace.md's golden values.
+LAUKA_STANDIN_EXPORT="$data/counters-profile.xml" LAUKA_STANDIN_PID=1512 \
+	run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,branch_mispred_nonspec --json g.json -- true
+expect_rc 0
+a=$(val g.json l1d_cache_miss_ld_nonspec); b=$(val g.json branch_mispred_nonspec)
+[ "$a $b" = "251 198421070" ] || [ "$a $b" = "198421070 251" ] || fail "golden totals: $a $b"
+clean
+
+# The same export as a PMI-triggered recording: the trigger event's total is the sum of the weights
+# (205 rows x the 1000000 threshold), the others still the sums of their values.
+LAUKA_STANDIN_EXPORT="$data/counters-profile.xml" LAUKA_STANDIN_PID=1512 LAUKA_STANDIN_PMI=FIXED_INSTRUCTIONS \
+	run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,instructions --json p.json -- true
+expect_rc 0
+[ "$(val p.json fixed_instructions)" = 205000000 ] || fail "PMI weights: $(val p.json fixed_instructions)"
+a=$(val p.json l1d_cache_miss_ld_nonspec); b=$(val p.json branch_mispred_nonspec)
+[ "$a $b" = "251 198421070" ] || [ "$a $b" = "198421070 251" ] || fail "PMI totals: $a $b"
+clean
+
+# Events that cannot be counted together are refused as for kperf, before anything runs.
+run "$LAUKA" --backend xctrace -m inst_branch,l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,inst_all -- 'touch ran'
+expect_rc 2
+expect_err '^error: requested measurements could not be scheduled on Apple A14/M1$'
+expect_err '^tip: these events cannot be counted together: .*inst_all'
+[ ! -e ran ] || fail "command ran although its events cannot be scheduled"
+clean
+
+# The command's exit status comes from the TOC (the child is xctrace, exit 0).
+run "$LAUKA" --backend xctrace -m cycles -- false
+expect_rc 1; expect_err "failed with exit code 1"
+clean
+run "$LAUKA" --backend xctrace -m cycles -- "sh -c 'exit 7'"
+expect_rc 7
+clean
+
+# An export whose arrays do not match the TOC's names is refused.
+LAUKA_STANDIN_MODE=badexport run "$LAUKA" --backend xctrace -m cycles,instructions -- true
+expect_rc 2; expect_err "the table of contents names 2 events"
+clean
+
+# No template lauka can patch: one line, before anything runs.
+LAUKA_XCTRACE_TEMPLATE="$data/pmc-toc.xml" run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
+expect_rc 2; expect_err "^error: xctrace backend: template '.*pmc-toc.xml': not a property list"
+[ ! -e ran ] || fail "ran without a template"
+clean
+
+# doctor says which backend counts the kpep events without root.
+run "$LAUKA" doctor --backend xctrace
+expect_rc 0; expect_out '^info  xctrace  xctrace found: record and calibrate --backend xctrace work without root'

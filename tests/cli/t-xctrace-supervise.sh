@@ -1,0 +1,55 @@
+# xctrace supervision through the stand-in: benign exit 2, real errors, 57, hangs (watchdog), missing and broken bundles, cleanup
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the stand-in is a Python script)"
+data="$LAUKA_SRCDIR/../shared/xctrace-data"
+kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
+[ -f "$data/cpu-counters-template-legacy.xml" ] && [ -f "$kpep" ] || skip "../shared/xctrace-data or kpep-data not beside the repo"
+export LAUKA_XCTRACE="$LAUKA_SRCDIR/tests/support/xctrace-standin" LAUKA_KPEP_FILE="$kpep"
+export LAUKA_XCTRACE_TEMPLATE="$data/cpu-counters-template-legacy.xml" LAUKA_XCTRACE_TMPDIR="$PWD/darwin-tmp"
+mkdir darwin-tmp work
+export TMPDIR="$PWD/work"
+clean() {
+	[ -z "$(ls work)" ] || fail "$1: left behind in TMPDIR: $(ls work)"
+	[ -z "$(ls darwin-tmp)" ] || fail "$1: ktrace files left: $(ls darwin-tmp)"
+}
+
+# exit 0, and exit 2 whose only [Error] is the unified-log complaint: success.
+for mode in ok benign; do
+	LAUKA_STANDIN_MODE=$mode run "$LAUKA" --backend xctrace -m cycles -- true
+	expect_rc 0
+	clean $mode
+done
+
+# exit 2 with a real error: exit 2 with xctrace's own message.
+LAUKA_STANDIN_MODE=error2 run "$LAUKA" --backend xctrace -m cycles -- true
+expect_rc 2; expect_err "xctrace record failed with exit code 2: \[Error\] Failed to start the recording: Permission to debug"
+clean error2
+LAUKA_STANDIN_MODE=exit57 run "$LAUKA" --backend xctrace -m cycles -- true
+expect_rc 2; expect_err "exited 57 (the recording options could not be decoded)"
+clean exit57
+
+# No bundle although exit 0; a bundle the TOC export rejects.
+LAUKA_STANDIN_MODE=nobundle run "$LAUKA" --backend xctrace -m cycles -- true
+expect_rc 2; expect_err "without saving a trace"
+clean nobundle
+LAUKA_STANDIN_MODE=broken run "$LAUKA" --backend xctrace -m cycles -- true
+expect_rc 2; expect_err "export --toc' failed (exit 1): \[Error\] Trace is malformed - run data is missing"
+clean broken
+
+# Hangs: the watchdog sends SIGINT (xctrace saves and exits) ...
+t0=$(date +%s)
+LAUKA_STANDIN_MODE=hang LAUKA_XCTRACE_TIMEOUT=1 LAUKA_XCTRACE_GRACE=5 run "$LAUKA" --backend xctrace -m cycles -- true
+expect_rc 2; expect_err "did not finish within 1 s and was stopped"
+clean hang
+# ... and SIGKILL when SIGINT is ignored.
+LAUKA_STANDIN_MODE=hang-hard LAUKA_XCTRACE_TIMEOUT=1 LAUKA_XCTRACE_GRACE=1 run "$LAUKA" --backend xctrace -m cycles -- true
+expect_rc 2; expect_err "did not finish within 1 s"
+clean hang-hard
+[ $(( $(date +%s) - t0 )) -lt 60 ] || fail "the watchdog took too long"
+pgrep -f "xctrace-standin record" >/dev/null && fail "a stand-in is still running"
+
+# Too old for counters-profile: refused before anything runs.
+LAUKA_STANDIN_MODE=oldversion run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
+expect_rc 2; expect_err "xctrace 12.5 (12E262) is too old"
+[ ! -e ran ] || fail "ran with an old xctrace"
+clean oldversion
