@@ -11,12 +11,14 @@
  *
  * Hooks run through the same runner without counters (untimed), with
  * LAUKA_COMMAND_INDEX (1-based) and LAUKA_RUN_INDEX (1-based; warmup-K for
- * warm-ups; unset for setup and cleanup) in their environment.  The measured
- * command does not see those variables: the size of the environment moves
- * the stack and with it the counts.  A failing setup, prepare, conclude or
+ * warm-ups; unset for setup and cleanup) in their environment, put there by
+ * env(1) since every command starts from the spawner's environment.  The
+ * measured command does not see those variables: the size of the
+ * environment moves the stack and with it the counts.  A failing setup, prepare, conclude or
  * cleanup, or a failing run, stops that command (the others go on) and its
  * code becomes lauka's exit code.
  */
+#include "cmdline.h"
 #include "error.h"
 #include "record.h"
 #include "util.h"
@@ -27,22 +29,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void set_env(size_t ci, const struct order_slot *s)
+/* env [-u LAUKA_RUN_INDEX] LAUKA_COMMAND_INDEX=C [LAUKA_RUN_INDEX=R] hook...: malloc'd, NULL-terminated. */
+static char **hook_argv(const struct record *rec, const struct record_prog *h, size_t ci, const struct order_slot *s)
 {
-	char v[48];
-	snprintf(v, sizeof(v), "%zu", ci + 1);
-	setenv("LAUKA_COMMAND_INDEX", v, 1);
-	if (s) {
-		snprintf(v, sizeof(v), "%s%lu", s->warmup ? "warmup-" : "", s->k + 1);
-		setenv("LAUKA_RUN_INDEX", v, 1);
-	} else
-		unsetenv("LAUKA_RUN_INDEX");
-}
-
-static void clear_env(void)
-{
-	unsetenv("LAUKA_COMMAND_INDEX");
-	unsetenv("LAUKA_RUN_INDEX");
+	size_t n = 0;
+	while (h->argv[n])
+		n++;
+	char **v = xcalloc(n + 6, sizeof(char *));
+	size_t k = 0;
+	v[k++] = xstrdup(rec->env_path);
+	if (!s) {	/* options before assignments */
+		v[k++] = xstrdup("-u");
+		v[k++] = xstrdup("LAUKA_RUN_INDEX");
+	}
+	v[k++] = xasprintf("LAUKA_COMMAND_INDEX=%zu", ci + 1);
+	if (s)
+		v[k++] = xasprintf("LAUKA_RUN_INDEX=%s%lu", s->warmup ? "warmup-" : "", s->k + 1);
+	v[k++] = xstrdup(h->path);
+	for (size_t i = 1; i < n; i++)
+		v[k++] = xstrdup(h->argv[i]);
+	return v;
 }
 
 static int exit_code_of(const struct runner_result *res)
@@ -97,9 +103,9 @@ static int run_hook(struct record *rec, size_t ci, enum record_hook k, const str
 		return 0;
 	struct runner_result res;
 	char err[512];
-	set_env(ci, s);
-	int r = runner_run(&rec->run, h->path, h->argv, NULL, 0, NULL, &res, err, sizeof(err));
-	clear_env();
+	char **argv = hook_argv(rec, h, ci, s);
+	int r = runner_run(&rec->run, rec->env_path, argv, NULL, 0, NULL, &res, err, sizeof(err));
+	cmdline_free(argv);
 	if (r < 0) {
 		progress_clear(&rec->prog);
 		error("running --%s '%s' for command %zu: %s", record_hook_names[k], h->text, ci + 1, err);

@@ -185,6 +185,15 @@ static int plan_commands(struct record *rec)
 				return r;
 		for (size_t i = 0; i < o->ncmds; i++)
 			rec->cmds[i].hook[k] = &rec->hooks[k][l->n == 1 ? 0 : i];
+		/*
+		 * Every command starts from the spawner with the environment lauka
+		 * had when it started (runner.h), so a hook gets its indices from
+		 * env(1) in front of it.
+		 */
+		if (!rec->env_path[0] && runner_resolve("env", rec->env_path, sizeof(rec->env_path)) < 0) {
+			error("hooks need env(1) to pass LAUKA_COMMAND_INDEX and LAUKA_RUN_INDEX, and it is not in PATH");
+			return 127;
+		}
 	}
 	return 0;
 }

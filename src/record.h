@@ -141,6 +141,7 @@ struct record {
 	char shell_path[PATH_MAX];
 	struct record_prog *hooks[HOOK_COUNT];
 	size_t nhooks[HOOK_COUNT];
+	char env_path[PATH_MAX];		/* env(1): puts LAUKA_COMMAND_INDEX/RUN_INDEX in a hook's environment */
 	struct record_cmd *cmds;
 	size_t ncmds;
 	struct record_gate *gates;
