@@ -68,7 +68,7 @@ _lauka() {
 	--color)
 		COMPREPLY=($(compgen -W "auto never ansi" -- "$cur"))
 		return ;;
-	--db|--json|--plot|--import)
+	--db|--json|--plot|--import|--export-json|--export-csv|--export-markdown)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return ;;

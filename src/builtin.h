@@ -11,6 +11,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_baselines(int argc, char **argv);
 
 /* Print the usage text of a verb ("" or NULL: the overview) to stdout. */
 int help_show(const char *verb);

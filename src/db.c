@@ -1,7 +1,7 @@
 /*
  * db.c: the SQLite database: location, opening (WAL, busy timeout,
  * migrations, refusing corrupt or newer files), catalogue import and load,
- * calibration history.
+ * calibration history, baselines.
  */
 #include "db.h"
 #include "error.h"
@@ -20,11 +20,13 @@
 
 #include "migrate-001.sql.inc"
 #include "migrate-002.sql.inc"
+#include "migrate-003.sql.inc"
 
 /* Migration i (1-based) brings the schema from version i-1 to i. */
 static const char *const migrations[DB_SCHEMA_VERSION] = {
 	migrate_001_sql,
 	migrate_002_sql,
+	migrate_003_sql,
 };
 
 /* How long a writer waits for another lauka holding the database. */
@@ -1114,4 +1116,277 @@ void db_slot_map_free(struct db_slot_map *m)
 	free(m->counting_mode);
 	free(m->verdict);
 	memset(m, 0, sizeof(*m));
+}
+
+/* Baselines: header row, then measurements, commands and samples (migrate-003.sql). */
+
+void db_baseline_release(struct db_baseline *b)
+{
+	if (!b)
+		return;
+	free(b->name);
+	free(b->runner_class);
+	free(b->backend);
+	free(b->lauka_version);
+	free(b->git_commit);
+	free(b->shell);
+	for (size_t i = 0; i < b->nmeas; i++) {
+		free(b->meas[i]);
+		free(b->units[i]);
+	}
+	free(b->meas);
+	free(b->units);
+	for (size_t c = 0; c < b->ncmds; c++) {
+		struct db_baseline_cmd *bc = &b->cmds[c];
+		free(bc->name);
+		free(bc->command);
+		for (size_t m = 0; bc->samples && m < b->nmeas; m++)
+			free(bc->samples[m]);
+		free(bc->samples);
+	}
+	free(b->cmds);
+	memset(b, 0, sizeof(*b));
+}
+
+static int baseline_insert(struct db *db, const struct db_baseline *b, sqlite3_int64 now, char *err, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int r = prepare(db, "DELETE FROM baseline WHERE name = ?1", &st, err, len);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, b->name);
+	r = step_done(db, st, "replacing a baseline", err, len);
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	if ((r = prepare(db, "INSERT INTO baseline (name, runner_class, backend, lauka_version, git_commit, shell, "
+			     "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st, err, len)) < 0)
+		return r;
+	bind_text(st, 1, b->name);
+	bind_text(st, 2, b->runner_class);
+	bind_text(st, 3, b->backend);
+	bind_text(st, 4, b->lauka_version);
+	bind_text(st, 5, b->git_commit);
+	bind_text(st, 6, b->shell);
+	sqlite3_bind_int64(st, 7, now);
+	r = step_done(db, st, "storing a baseline", err, len);
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	sqlite3_int64 id = sqlite3_last_insert_rowid(db->h);
+
+	if ((r = prepare(db, "INSERT INTO baseline_measurement (baseline_id, idx, name, unit) VALUES (?1, ?2, ?3, ?4)",
+			 &st, err, len)) < 0)
+		return r;
+	for (size_t m = 0; m < b->nmeas && r == 0; m++) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)m);
+		bind_text(st, 3, b->meas[m]);
+		bind_text(st, 4, b->units[m]);
+		r = step_done(db, st, "storing a baseline measurement", err, len);
+	}
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	if ((r = prepare(db, "INSERT INTO baseline_command (baseline_id, idx, name, command, runs) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5)", &st, err, len)) < 0)
+		return r;
+	for (size_t c = 0; c < b->ncmds && r == 0; c++) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)c);
+		bind_text(st, 3, b->cmds[c].name);
+		bind_text(st, 4, b->cmds[c].command);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)b->cmds[c].runs);
+		r = step_done(db, st, "storing a baseline command", err, len);
+	}
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	if ((r = prepare(db, "INSERT INTO baseline_sample (baseline_id, command_idx, measurement_idx, run, value) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5)", &st, err, len)) < 0)
+		return r;
+	for (size_t c = 0; c < b->ncmds && r == 0; c++)
+		for (size_t m = 0; m < b->nmeas && r == 0; m++)
+			for (size_t k = 0; k < b->cmds[c].runs && r == 0; k++) {
+				sqlite3_bind_int64(st, 1, id);
+				sqlite3_bind_int64(st, 2, (sqlite3_int64)c);
+				sqlite3_bind_int64(st, 3, (sqlite3_int64)m);
+				sqlite3_bind_int64(st, 4, (sqlite3_int64)k);
+				sqlite3_bind_double(st, 5, b->cmds[c].samples[m][k]);
+				r = step_done(db, st, "storing a baseline sample", err, len);
+			}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_baseline_save(struct db *db, const struct db_baseline *b, char *err, size_t len)
+{
+	int r = exec(db, "BEGIN IMMEDIATE", err, len);
+	if (r < 0)
+		return r;
+	sqlite3_int64 now = b->created_at ? (sqlite3_int64)b->created_at : (sqlite3_int64)time(NULL);
+	if ((r = baseline_insert(db, b, now, err, len)) == 0)
+		r = exec(db, "COMMIT", err, len);
+	if (r < 0)
+		rollback(db);
+	return r;
+}
+
+/* Measurements and commands of baseline `id` into b; samples too when `samples`. */
+static int baseline_parts(struct db *db, sqlite3_int64 id, struct db_baseline *b, bool samples, char *err, size_t len)
+{
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT name, unit FROM baseline_measurement WHERE baseline_id = ?1 ORDER BY idx", &st, err,
+			len), rc;
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		b->meas = xrealloc(b->meas, (b->nmeas + 1) * sizeof(*b->meas));
+		b->units = xrealloc(b->units, (b->nmeas + 1) * sizeof(*b->units));
+		b->meas[b->nmeas] = col_text(st, 0);
+		b->units[b->nmeas] = col_text(st, 1);
+		if (!b->meas[b->nmeas])
+			b->meas[b->nmeas] = xstrdup("");
+		b->nmeas++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return fail(db, rc, "loading a baseline", err, len);
+	if ((r = prepare(db, "SELECT name, command, runs FROM baseline_command WHERE baseline_id = ?1 ORDER BY idx", &st,
+			 err, len)) < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		b->cmds = xrealloc(b->cmds, (b->ncmds + 1) * sizeof(*b->cmds));
+		struct db_baseline_cmd *c = &b->cmds[b->ncmds++];
+		memset(c, 0, sizeof(*c));
+		c->name = col_text(st, 0);
+		c->command = col_text(st, 1);
+		if (!c->command)
+			c->command = xstrdup("");
+		sqlite3_int64 runs = sqlite3_column_int64(st, 2);
+		c->runs = runs > 0 && runs < 100000000 ? (size_t)runs : 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return fail(db, rc, "loading a baseline", err, len);
+	if (!samples)
+		return 0;
+	for (size_t c = 0; c < b->ncmds; c++) {
+		b->cmds[c].samples = xcalloc(b->nmeas ? b->nmeas : 1, sizeof(double *));
+		for (size_t m = 0; m < b->nmeas; m++)
+			b->cmds[c].samples[m] = xcalloc(b->cmds[c].runs ? b->cmds[c].runs : 1, sizeof(double));
+	}
+	if ((r = prepare(db, "SELECT command_idx, measurement_idx, run, value FROM baseline_sample WHERE baseline_id = ?1",
+			 &st, err, len)) < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	size_t got = 0, want = 0;
+	for (size_t c = 0; c < b->ncmds; c++)
+		want += b->cmds[c].runs * b->nmeas;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 c = sqlite3_column_int64(st, 0), m = sqlite3_column_int64(st, 1), k = sqlite3_column_int64(st, 2);
+		/* Rows outside what the header promises mean a hand-altered database. */
+		if (c < 0 || (size_t)c >= b->ncmds || m < 0 || (size_t)m >= b->nmeas || k < 0 ||
+		    (size_t)k >= b->cmds[c].runs) {
+			sqlite3_finalize(st);
+			fail_corrupt(db->path, err, len);
+			return -LK_EDB;
+		}
+		b->cmds[c].samples[m][k] = sqlite3_column_double(st, 3);
+		got++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return fail(db, rc, "loading baseline samples", err, len);
+	if (got != want) {
+		fail_corrupt(db->path, err, len);
+		return -LK_EDB;
+	}
+	return 0;
+}
+
+static void baseline_header(sqlite3_stmt *st, struct db_baseline *b)
+{
+	b->name = col_text(st, 1);
+	b->runner_class = col_text(st, 2);
+	b->backend = col_text(st, 3);
+	b->lauka_version = col_text(st, 4);
+	b->git_commit = col_text(st, 5);
+	b->shell = col_text(st, 6);
+	b->created_at = (long long)sqlite3_column_int64(st, 7);
+}
+
+#define BASELINE_COLS "id, name, runner_class, backend, lauka_version, git_commit, shell, created_at"
+
+int db_baseline_load(struct db *db, const char *name, struct db_baseline *out, char *err, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT " BASELINE_COLS " FROM baseline WHERE name = ?1", &st, err, len);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, name);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return fail(db, rc, "loading a baseline", err, len);
+		lk_errbuf(err, len, "no baseline named '%s' in database '%s'", name, db->path);
+		return -LK_ENOENT;
+	}
+	sqlite3_int64 id = sqlite3_column_int64(st, 0);
+	baseline_header(st, out);
+	sqlite3_finalize(st);
+	if ((r = baseline_parts(db, id, out, true, err, len)) < 0)
+		db_baseline_release(out);
+	return r;
+}
+
+int db_baseline_list(struct db *db, struct db_baseline **out, size_t *n, char *err, size_t len)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	int r = prepare(db, "SELECT " BASELINE_COLS " FROM baseline ORDER BY created_at, name", &st, err, len), rc;
+	if (r < 0)
+		return r;
+	sqlite3_int64 *ids = NULL;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		ids = xrealloc(ids, (*n + 1) * sizeof(*ids));
+		memset(&(*out)[*n], 0, sizeof(**out));
+		ids[*n] = sqlite3_column_int64(st, 0);
+		baseline_header(st, &(*out)[(*n)++]);
+	}
+	sqlite3_finalize(st);
+	r = rc == SQLITE_DONE ? 0 : fail(db, rc, "listing baselines", err, len);
+	for (size_t i = 0; i < *n && r == 0; i++)
+		r = baseline_parts(db, ids[i], &(*out)[i], false, err, len);
+	free(ids);
+	if (r < 0) {
+		for (size_t i = 0; i < *n; i++)
+			db_baseline_release(&(*out)[i]);
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return r;
+}
+
+int db_baseline_delete(struct db *db, const char *name, char *err, size_t len)
+{
+	sqlite3_stmt *st;
+	int r = prepare(db, "DELETE FROM baseline WHERE name = ?1", &st, err, len);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, name);
+	r = step_done(db, st, "deleting a baseline", err, len);
+	sqlite3_finalize(st);
+	if (r == 0 && sqlite3_changes(db->h) == 0) {
+		lk_errbuf(err, len, "no baseline named '%s' in database '%s'", name, db->path);
+		return -LK_ENOENT;
+	}
+	return r;
 }

@@ -1,7 +1,8 @@
 /*
  * db.h: lauka's SQLite database, the only module that talks SQL.  It holds
  * the event catalogues (one row per PMU, its events and aliases) and the
- * calibration history (catalog/migrate-*.sql).
+ * calibration history, xctrace slot maps and record's saved baselines
+ * (catalog/migrate-*.sql).
  *
  * Location: the path given, else $LAUKA_DB, else $XDG_DATA_HOME/lauka/lauka.db,
  * else ~/.local/share/lauka/lauka.db (under sudo: the invoking user's home);
@@ -31,7 +32,7 @@
 
 #include "pmu.h"
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 struct db;
 
@@ -125,5 +126,36 @@ struct db_response {
 int db_latest_responses(struct db *db, const char *pmu, const char *backend, const char *machine,
 			struct db_response **out, size_t *n, char *err, size_t len);
 void db_responses_free(struct db_response *r, size_t n);
+
+/*
+ * Baselines (`record --save-baseline NAME`): every sample of every command
+ * and measurement, with what is needed to refuse a meaningless comparison.
+ * samples[m][run] per command, m indexing meas[].
+ */
+struct db_baseline_cmd {
+	char *name;		/* --command-name, or NULL */
+	char *command;
+	size_t runs;
+	double **samples;	/* [measurement][run] (NULL in db_baseline_list) */
+};
+struct db_baseline {
+	char *name, *runner_class, *backend, *lauka_version;
+	char *git_commit;	/* or NULL */
+	char *shell;		/* or NULL */
+	long long created_at;	/* Unix seconds */
+	size_t nmeas;
+	char **meas, **units;	/* units[i] may be NULL */
+	size_t ncmds;
+	struct db_baseline_cmd *cmds;
+};
+/* Store b under b->name, replacing a baseline of that name, in one transaction. */
+int db_baseline_save(struct db *db, const struct db_baseline *b, char *err, size_t len);
+/* Load one baseline with its samples; -LK_ENOENT when there is none of that name. */
+int db_baseline_load(struct db *db, const char *name, struct db_baseline *out, char *err, size_t len);
+/* Every baseline, oldest first, with measurements and commands but no samples. */
+int db_baseline_list(struct db *db, struct db_baseline **out, size_t *n, char *err, size_t len);
+/* Delete one; -LK_ENOENT when there is none of that name. */
+int db_baseline_delete(struct db *db, const char *name, char *err, size_t len);
+void db_baseline_release(struct db_baseline *b);
 
 #endif

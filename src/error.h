@@ -36,6 +36,7 @@ enum {
 	EXIT_OK = 0,
 	EXIT_USAGE = 1,
 	EXIT_COUNTERS = 2,
+	EXIT_GATE = 3,		/* a regression gate failed (record --gate) and no command failed */
 	EXIT_INTERRUPTED = 130,
 };
 

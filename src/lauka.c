@@ -1,8 +1,8 @@
 /*
  * lauka.c: main(): the verb table and dispatch.  No verb, or a first
  * argument that is an option or `--`, means `record`.  Every verb ends with
- * a check that stdout could be written (a full disk or a closed pipe is an
- * error, not silent success).
+ * a check that stdout could be written (a full disk or a closed pipe is a
+ * collection error, exit 2, not silent success).
  */
 #include "builtin.h"
 #include "error.h"
@@ -20,6 +20,7 @@ struct verb {
 
 /* Alphabetical. */
 static const struct verb verbs[] = {
+	{ "baselines", cmd_baselines },
 	{ "calibrate", cmd_calibrate },
 	{ "counters", cmd_counters },
 	{ "doctor", cmd_doctor },
@@ -33,7 +34,7 @@ static int finish(int rc)
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (errno != EPIPE)
 			error("cannot write to standard output: %s", strerror(errno));
-		return rc ? rc : EXIT_USAGE;
+		return rc ? rc : EXIT_COUNTERS;
 	}
 	return rc;
 }

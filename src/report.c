@@ -214,8 +214,12 @@ void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t r
 	if (wo < 12)
 		wo = 12;
 
-	put(f, color, C_BOLD, "Benchmark");
-	fprintf(f, color ? C_BOLD " %u" C_RESET : " %u", index);
+	if (o->title)
+		put(f, color, C_BOLD, o->title);
+	else {
+		put(f, color, C_BOLD, "Benchmark");
+		fprintf(f, color ? C_BOLD " %u" C_RESET : " %u", index);
+	}
 	char runs_s[48];
 	snprintf(runs_s, sizeof(runs_s), " (%zu run%s)", runs, runs == 1 ? "" : "s");
 	put(f, color, C_DIM, runs_s);
@@ -279,6 +283,8 @@ void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t r
 			put(f, color, C_YELLOW, c[i].note);
 		fputc('\n', f);
 	}
+	if (o->footer)
+		fprintf(f, "%s\n", o->footer);
 	fputc('\n', f);
 	free(c);
 }

@@ -47,6 +47,8 @@ struct report_row {
 struct report_opts {
 	bool color;
 	size_t name_width;	/* width of the measurement column (0: fit the rows) */
+	const char *title;	/* instead of "Benchmark N" (NULL: that) */
+	const char *footer;	/* a line under the table (NULL: none) */
 };
 
 void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t runs,

@@ -1,10 +1,11 @@
 # record: two commands give two blocks and a delta column against the first
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 
-run "$LAUKA" --color never -n 5 -- 'sleep 0.01' 'sleep 0.05'
+# 8 runs: on a loaded machine 5 can leave the reference so noisy that the interval is unbounded.
+run "$LAUKA" --color never -n 8 -- 'sleep 0.01' 'sleep 0.05'
 expect_rc 0
-expect_out '^Benchmark 1 (5 runs): sleep 0.01$'
-expect_out '^Benchmark 2 (5 runs): sleep 0.05$'
+expect_out '^Benchmark 1 (8 runs): sleep 0.01$'
+expect_out '^Benchmark 2 (8 runs): sleep 0.05$'
 expect_out 'outliers *delta$'
 # Reference block has no delta column; the later one does, with a significant slowdown.
 block1=$(printf '%s\n' "$out" | sed -n '/^Benchmark 1/,/^Benchmark 2/p')

@@ -33,6 +33,10 @@ run "$LAUKA" --color sometimes -- true
 expect_rc 1; expect_err "invalid --color 'sometimes'"
 run "$LAUKA" -- ''
 expect_rc 1; expect_err 'command 1 is empty'
+# An empty word is an empty command, not an argument of the one before.
+run "$LAUKA" -- true ''
+expect_rc 1; expect_err '^error: command 2 is empty$'
+printf '%s\n' "$err" | grep -q 'looks like an argument' && fail "the empty command was called an argument: $err"
 run "$LAUKA" frobnicate
 expect_rc 1; expect_err "unknown verb 'frobnicate'"
 run "$LAUKA" recrod -- true
@@ -49,6 +53,12 @@ run "$LAUKA" -m , -- true
 expect_rc 1; expect_err "no measurement named"
 run "$LAUKA" --backend nope -- true
 expect_rc 1; expect_err "unknown backend 'nope'"
+# An empty value is an error, not the default.
+for o in --backend --db --measurements --export-json; do
+	run "$LAUKA" $o '' -- 'touch ran'
+	expect_rc 1; expect_err "^error: option '.*' needs a non-empty value$"
+done
+[ ! -e ran ] || fail "a command ran despite an empty option value"
 
 # Commands that cannot start: 127 / 126, one line, no table.
 run "$LAUKA" -- 'no-such-command-xyz --flag'

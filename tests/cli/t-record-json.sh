@@ -23,4 +23,9 @@ EOP
 fi
 run "$LAUKA" --json /nonexistent-dir/r.json -- true
 expect_rc 1; expect_err "cannot write '/nonexistent-dir/r.json'"
+# A command that fails on its first run is still in the export, with its code and no runs.
+run "$LAUKA" --json f.json -- true "sh -c 'exit 3'"
+expect_rc 3
+grep -q "\"command\": \"sh -c 'exit 3'\", \"name\": null, \"exit_code\": 3, \"failed_step\": \"command\", \"runs\": 0" f.json ||
+	fail "the failing command is missing: $(cat f.json)"
 exit 0

@@ -1,0 +1,200 @@
+/* check_db_baseline.c: baselines in the database: round trip, replace, list, delete, and migration 2 keeping a v1 database's data. */
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "error.h"
+#include "util.h"
+
+#include "migrate-001.sql.inc"
+
+static char dir[64];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/lauka-dbb-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+}
+
+static double s_a[2][3] = { { 1, 2, 3 }, { 1e12 + 1, 1e12 + 2, 1e12 + 3 } };
+static double s_b[2][4] = { { 4, 5, 6, 7 }, { 0.5, 0.25, 0.125, 9007199254740993.0 } };
+
+static void make(struct db_baseline *b, const char *name, const char *cls)
+{
+	static char *meas[2] = { "wall_time", "Ir" }, *units[2] = { "ns", NULL };
+	static double *pa[2] = { s_a[0], s_a[1] }, *pb[2] = { s_b[0], s_b[1] };
+	static struct db_baseline_cmd cmds[2];
+	cmds[0] = (struct db_baseline_cmd){ .name = "old", .command = "./prog 'a b'", .runs = 3, .samples = pa };
+	cmds[1] = (struct db_baseline_cmd){ .name = NULL, .command = "./prog 2", .runs = 4, .samples = pb };
+	*b = (struct db_baseline){ .name = (char *)name, .runner_class = (char *)cls, .backend = "valgrind",
+				   .lauka_version = "0.1.0", .git_commit = "0123456789abcdef0123456789abcdef01234567",
+				   .created_at = 1700000000, .nmeas = 2, .meas = meas, .units = units, .ncmds = 2,
+				   .cmds = cmds };
+}
+
+START_TEST(test_roundtrip)
+{
+	char err[512];
+	char *path = xasprintf("%s/l.db", dir);
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct db_baseline b, got;
+	make(&b, "main", "ci-x86");
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_baseline_load(db, "main", &got, err, sizeof(err)), 0);
+	ck_assert_str_eq(got.runner_class, "ci-x86");
+	ck_assert_str_eq(got.backend, "valgrind");
+	ck_assert_str_eq(got.git_commit, b.git_commit);
+	ck_assert_ptr_null(got.shell);
+	ck_assert_int_eq(got.created_at, 1700000000);
+	ck_assert_uint_eq(got.nmeas, 2);
+	ck_assert_str_eq(got.meas[1], "Ir");
+	ck_assert_ptr_null(got.units[1]);
+	ck_assert_uint_eq(got.ncmds, 2);
+	ck_assert_str_eq(got.cmds[0].name, "old");
+	ck_assert_ptr_null(got.cmds[1].name);
+	ck_assert_str_eq(got.cmds[0].command, "./prog 'a b'");
+	ck_assert_uint_eq(got.cmds[1].runs, 4);
+	/* Samples come back bit for bit (REAL is an IEEE double). */
+	for (size_t k = 0; k < 3; k++)
+		ck_assert(got.cmds[0].samples[1][k] == s_a[1][k]);
+	for (size_t k = 0; k < 4; k++)
+		ck_assert(got.cmds[1].samples[1][k] == s_b[1][k]);
+	db_baseline_release(&got);
+
+	/* Saving again under the same name replaces it, whole. */
+	b.runner_class = "other";
+	b.ncmds = 1;
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_baseline_load(db, "main", &got, err, sizeof(err)), 0);
+	ck_assert_str_eq(got.runner_class, "other");
+	ck_assert_uint_eq(got.ncmds, 1);
+	db_baseline_release(&got);
+
+	struct db_baseline c;
+	make(&c, "feature", "ci-x86");
+	c.created_at = 1800000000;
+	ck_assert_int_eq(db_baseline_save(db, &c, err, sizeof(err)), 0);
+	struct db_baseline *all;
+	size_t n;
+	ck_assert_int_eq(db_baseline_list(db, &all, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(all[0].name, "main");	/* oldest first */
+	ck_assert_str_eq(all[1].name, "feature");
+	ck_assert_uint_eq(all[1].ncmds, 2);
+	ck_assert_ptr_null(all[1].cmds[0].samples);
+	for (size_t i = 0; i < n; i++)
+		db_baseline_release(&all[i]);
+	free(all);
+
+	ck_assert_int_eq(db_baseline_delete(db, "main", err, sizeof(err)), 0);
+	ck_assert_int_eq(db_baseline_delete(db, "main", err, sizeof(err)), -LK_ENOENT);
+	ck_assert_msg(strstr(err, "no baseline named 'main'") != NULL, "%s", err);
+	ck_assert_int_eq(db_baseline_load(db, "main", &got, err, sizeof(err)), -LK_ENOENT);
+	/* Deleting cascades: no orphan samples stay behind. */
+	db_close(db);
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM baseline_sample", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 2 * 3 + 2 * 4);	/* only 'feature' */
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	free(path);
+}
+END_TEST
+
+/* A database a lauka of schema 1 wrote, with calibration history: migration 2 adds baselines and keeps it. */
+START_TEST(test_migrate_from_v1)
+{
+	char err[512];
+	char *path = xasprintf("%s/v1.db", dir);
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, migrate_001_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, "PRAGMA user_version = 1; INSERT INTO verdict (pmu, backend, machine, event, "
+				      "verdict, profile, created_at) VALUES ('valgrind', 'valgrind', 'm', 'Ir', "
+				      "'validated', 'work-like', 1)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct db_latest *v;
+	size_t n;
+	ck_assert_int_eq(db_latest_verdicts(db, "valgrind", "valgrind", "m", &v, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(v[0].verdict, "validated");
+	db_latest_free(v, n);
+	struct db_baseline b;
+	make(&b, "main", "m");
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	db_close(db);
+
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), DB_SCHEMA_VERSION);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	free(path);
+}
+END_TEST
+
+/* A hand-altered database whose samples do not match the header is reported as corrupt, never read past. */
+START_TEST(test_inconsistent_rows)
+{
+	char err[512];
+	char *path = xasprintf("%s/bad.db", dir);
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct db_baseline b, got;
+	make(&b, "main", "m");
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	db_close(db);
+	const char *edits[] = {
+		"UPDATE baseline_sample SET run = 99 WHERE run = 0 AND command_idx = 0 AND measurement_idx = 0",
+		"DELETE FROM baseline_sample WHERE run = 1",
+		"UPDATE baseline_command SET runs = 50 WHERE idx = 0",
+	};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(*edits); i++) {
+		ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+		ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+		db_close(db);
+		sqlite3 *h;
+		ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_exec(h, edits[i], NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(h);
+		ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+		ck_assert_int_eq(db_baseline_load(db, "main", &got, err, sizeof(err)), -LK_EDB);
+		ck_assert_msg(strstr(err, "is corrupt") != NULL, "%s", err);
+		db_close(db);
+	}
+	free(path);
+}
+END_TEST
+
+extern Suite *db_baseline_suite(void);
+Suite *db_baseline_suite(void)
+{
+	Suite *s = suite_create("db_baseline");
+	TCase *tc = tcase_create("baseline");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_migrate_from_v1);
+	tcase_add_test(tc, test_inconsistent_rows);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,156 @@
+/* check_export.c: quoting in the JSON, CSV and Markdown exports, and the shape of each. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+
+static char *capture(void (*fn)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fn(f, s);
+	fclose(f);
+	return buf;
+}
+
+static const struct {
+	const char *in, *csv, *md, *json;
+} quote_cases[] = {
+	{ "plain", "plain", "plain", "\"plain\"" },
+	{ "a,b", "\"a,b\"", "a,b", "\"a,b\"" },
+	{ "say \"hi\"", "\"say \"\"hi\"\"\"", "say \"hi\"", "\"say \\\"hi\\\"\"" },
+	{ "two\nlines", "\"two\nlines\"", "two lines", "\"two\\u000alines\"" },
+	{ "a|b", "a|b", "a\\|b", "\"a|b\"" },
+	{ "wall_time", "wall_time", "wall\\_time", "\"wall_time\"" },
+	{ "back\\slash", "back\\slash", "back\\\\slash", "\"back\\\\slash\"" },
+	{ "`x` *y* [z] <w>", "`x` *y* [z] <w>", "\\`x\\` \\*y\\* \\[z\\] \\<w\\>", "\"`x` *y* [z] <w>\"" },
+	{ "σ … ⚡", "σ … ⚡", "σ … ⚡", "\"σ … ⚡\"" },
+	/* JSON is UTF-8: bytes that are not become U+FFFD (a lone continuation byte, an overlong NUL, a surrogate). */
+	{ "a\x80z", "a\x80z", "a\x80z", "\"a\\ufffdz\"" },
+	{ "\xc0\x80", "\xc0\x80", "\xc0\x80", "\"\\ufffd\\ufffd\"" },
+	{ "\xed\xa0\x80", "\xed\xa0\x80", "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },
+};
+
+START_TEST(test_quoting)
+{
+	char *csv = capture(export_csv_field, quote_cases[_i].in);
+	char *md = capture(export_md_text, quote_cases[_i].in);
+	char *json = capture(export_json_str, quote_cases[_i].in);
+	ck_assert_str_eq(csv, quote_cases[_i].csv);
+	ck_assert_str_eq(md, quote_cases[_i].md);
+	ck_assert_str_eq(json, quote_cases[_i].json);
+	free(csv);
+	free(md);
+	free(json);
+}
+END_TEST
+
+/* Two commands, two measurements; the second command failed on its first run. */
+static void sample_run(struct export_run *r, struct export_command *cmds, struct report_row rows[2][2],
+		       const double *samples[2][2], struct export_gate *gate)
+{
+	static const double wall[3] = { 10, 11, 12 }, ir[3] = { 5, 5, 5 };
+	static const bool checks[3] = { true, false, true };
+	memset(rows, 0, sizeof(struct report_row) * 4);
+	rows[0][0] = (struct report_row){ .name = "wall_time", .unit = "ns", .st = { .n = 3, .mean = 11, .sd = 1, .min = 10, .max = 12 } };
+	rows[0][1] = (struct report_row){ .name = "Ir", .st = { .n = 3, .mean = 5, .min = 5, .max = 5 } };
+	rows[1][0] = (struct report_row){ .name = "wall_time", .unit = "ns" };
+	rows[1][1] = (struct report_row){ .name = "Ir" };
+	samples[0][0] = wall;
+	samples[0][1] = ir;
+	samples[1][0] = samples[1][1] = NULL;
+	cmds[0] = (struct export_command){ .command = "prog --a,b", .name = "old", .runs = 3, .rows = rows[0],
+					   .samples = samples[0], .nrows = 2, .check_passed = checks, .checks_passed = 2 };
+	cmds[1] = (struct export_command){ .command = "sh -c 'exit 3' | x", .exit_code = 3, .failed_step = "command",
+					   .runs = 0, .rows = rows[1], .samples = samples[1], .nrows = 2 };
+	*gate = (struct export_gate){ .spec = "Ir=1%", .measurement = "Ir", .limit = 1, .command = 0,
+				      .eval = { .basis = GATE_EXACT, .change = 0, .ci_low = NAN, .ci_high = NAN } };
+	*r = (struct export_run){ .backend = "valgrind", .lauka_version = "0.1.0", .runner_class = "ci",
+				  .cmds = cmds, .ncmds = 2, .gates = gate, .ngates = 1 };
+}
+
+static char *run_writer(void (*w)(FILE *, const struct export_run *))
+{
+	struct export_run r;
+	struct export_command cmds[2];
+	struct report_row rows[2][2];
+	const double *samples[2][2];
+	struct export_gate gate;
+	sample_run(&r, cmds, rows, samples, &gate);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	w(f, &r);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_csv_shape)
+{
+	char *csv = run_writer(export_csv);
+	/* A header and one row per command x measurement, CRLF-terminated (RFC 4180). */
+	size_t lines = 0;
+	for (char *p = csv; (p = strstr(p, "\r\n")); p += 2)
+		lines++;
+	ck_assert_uint_eq(lines, 1 + 2 * 2);
+	ck_assert_ptr_nonnull(strstr(csv, "\r\n1,old,\"prog --a,b\",0,3,wall_time,ns,true,11,1,10,12,"));
+	/* The command that never completed a run: empty statistics, its exit code. */
+	ck_assert_ptr_nonnull(strstr(csv, "\r\n2,,sh -c 'exit 3' | x,3,0,Ir,,true,,,,,,,,,,,,,,\r\n"));
+	free(csv);
+}
+END_TEST
+
+START_TEST(test_markdown_shape)
+{
+	char *md = run_writer(export_markdown);
+	/* Every table line starts and ends with an unescaped pipe; the first table has 6 columns (checks). */
+	char *save, *line = strtok_r(md, "\n", &save);
+	ck_assert_str_eq(line, "| command | measurement | mean ± σ | min … max | delta (95% CI) | checks |");
+	line = strtok_r(NULL, "\n", &save);
+	ck_assert_str_eq(line, "|:---|:---|---:|---:|---:|---:|");
+	int rows = 0;
+	while ((line = strtok_r(NULL, "\n", &save)) && strncmp(line, "| gate", 6)) {
+		size_t pipes = 0;
+		for (char *p = line; *p; p++)
+			pipes += *p == '|' && (p == line || p[-1] != '\\');
+		ck_assert_msg(pipes == 7, "%zu cells in: %s", pipes - 1, line);
+		rows++;
+	}
+	ck_assert_int_eq(rows, 4);
+	ck_assert_ptr_nonnull(line);
+	free(md);
+	md = run_writer(export_markdown);
+	ck_assert_ptr_nonnull(strstr(md, "| sh -c 'exit 3' \\| x (failed: exit code 3) | Ir | not counted | - | - | - |"));
+	ck_assert_ptr_nonnull(strstr(md, "| Ir=1% | old | +0.00% | exact (σ = 0) | pass |"));
+	free(md);
+}
+END_TEST
+
+START_TEST(test_json_fields)
+{
+	char *js = run_writer(export_json);
+	ck_assert_ptr_nonnull(strstr(js, "\"checks\": {\"passed\": 2, \"total\": 3, \"samples\": [true, false, true]}"));
+	ck_assert_ptr_nonnull(strstr(js, "\"exit_code\": 3, \"failed_step\": \"command\", \"runs\": 0"));
+	ck_assert_ptr_nonnull(strstr(js, "\"mean\": null"));	/* no runs: no statistics */
+	ck_assert_ptr_nonnull(strstr(js, "\"basis\": \"exact\", \"result\": \"pass\""));
+	ck_assert_ptr_nonnull(strstr(js, "\"order\": \"sequential\",\n  \"seed\": null"));
+	free(js);
+}
+END_TEST
+
+extern Suite *export_suite(void);
+Suite *export_suite(void)
+{
+	Suite *s = suite_create("export");
+	TCase *tc = tcase_create("export");
+	tcase_add_loop_test(tc, test_quoting, 0, sizeof(quote_cases) / sizeof(*quote_cases));
+	tcase_add_test(tc, test_csv_shape);
+	tcase_add_test(tc, test_markdown_shape);
+	tcase_add_test(tc, test_json_fields);
+	suite_add_tcase(s, tc);
+	return s;
+}
