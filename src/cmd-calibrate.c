@@ -254,8 +254,9 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 					if (!missed)
 						break;
 					if (k == 0 && round == 0 && attempt == CAL_NOT_COUNTED_TRIES - 1 &&
-					    base[p] * 16 <= n1 / 4) {
-						base[p] *= 16;
+					    base[p] < n1 / 4) {
+						/* the last step lands on n/4 itself, whatever 16^k falls short of it */
+						base[p] = base[p] * 16 <= n1 / 4 ? base[p] * 16 : n1 / 4;
 						scale[0] = base[p];
 						attempt = -1;
 					}

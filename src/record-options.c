@@ -69,16 +69,8 @@ static int set_seed(struct record_opts *o, const char *v)
 	return 0;
 }
 
-static int nonempty(const char *opt, const char *v)
-{
-	if (*v)
-		return 0;
-	error("option '%s' needs a non-empty value", opt);
-	return -1;
-}
-
 #define SETTER(fn, opt, stmt) \
-	static int fn(struct record_opts *o, const char *v) { if (v && nonempty(opt, v) < 0) return -1; stmt; return 0; }
+	static int fn(struct record_opts *o, const char *v) { if (v && opt_nonempty(opt, v) < 0) return -1; stmt; return 0; }
 SETTER(set_measurements, "--measurements", o->measurements = v)
 SETTER(set_backend, "--backend", o->backend = v)
 SETTER(set_db, "--db", o->db = v)

@@ -56,7 +56,7 @@ expect_rc 1; expect_err "unknown backend 'nope'"
 # An empty value is an error, not the default.
 for o in --backend --db --measurements --export-json; do
 	run "$LAUKA" $o '' -- 'touch ran'
-	expect_rc 1; expect_err "^error: option '.*' needs a non-empty value$"
+	expect_rc 1; expect_err "^error: option '.*' needs a value, not an empty string$"
 done
 [ ! -e ran ] || fail "a command ran despite an empty option value"
 

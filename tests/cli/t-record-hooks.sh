@@ -63,7 +63,7 @@ expect_rc 1; expect_err "^error: --prepare 'rm -f x | true' contains the shell m
 run "$LAUKA" --cleanup 'no-such-hook-xyz' -- 'touch ran'
 expect_rc 127; expect_err "^error: --cleanup not found: 'no-such-hook-xyz'"
 run "$LAUKA" --setup '' -- 'touch ran'
-expect_rc 1; expect_err "^error: option '--setup' needs a non-empty value"
+expect_rc 1; expect_err "^error: option '--setup' needs a value, not an empty string"
 [ ! -e ran ] || fail "a command ran despite a bad hook"
 
 # A failing --check marks its sample failed, the table counts them, lauka exits with the first
