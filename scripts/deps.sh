@@ -5,7 +5,8 @@
 #   scripts/deps.sh build   libraries to build lauka
 #   scripts/deps.sh check   + check, valgrind, plistutil, perf, hyperfine, qemu,
 #                             the aarch64 cross compiler, mandoc, zsh, fish,
-#                             bash-completion, python3 (tests skip what is absent)
+#                             bash-completion, python3, GNU time, rsvg-convert,
+#                             ruby (tests skip what is absent)
 #   scripts/deps.sh demo    build + valgrind
 #   scripts/deps.sh fuzz    build + clang and its libFuzzer runtime (make fuzz; CI)
 #
@@ -64,6 +65,11 @@ check)
 	need_pkg zsh have zsh
 	need_pkg fish have fish
 	need_pkg python3 have python3
+	# /usr/bin/time -f %M: the peak_rss cross-check's reference
+	need_pkg time test -x /usr/bin/time
+	# the plots are rendered once to show they are valid SVG; the formula is syntax-checked
+	need_pkg librsvg2-bin have rsvg-convert
+	need_pkg ruby have ruby
 	;;
 fuzz)
 	need_pkg clang have clang
