@@ -5,11 +5,12 @@
 
 DEMO_PROBE := $(BUILD)/lauka-probe
 
-run-demo: $(LAUKA) $(DEMO_PROBE)
+# build-all: lauka-spawn too, without which peak_rss cannot read below lauka's own size
+run-demo: build-all $(DEMO_PROBE)
 	@echo
 	@echo "== catalogue for this machine: $$($(LAUKA) counters --no-headers 2>/dev/null | wc -l) events ('$(LAUKA) counters --details' lists them)"
 	@echo "== alu (2 instructions per iteration) vs branch (an unpredictable branch per iteration), best backend here"
-	$(LAUKA) -n 3 -- '$(DEMO_PROBE) alu 1e7' '$(DEMO_PROBE) branch 1e7'
+	$(LAUKA) -n 10 -- '$(DEMO_PROBE) alu 1e7' '$(DEMO_PROBE) branch 1e7'
 	@if command -v valgrind >/dev/null 2>&1; then \
 		echo; echo "== the same under valgrind: simulated counters, identical in every run"; \
 		echo '$(LAUKA) -n 3 --backend valgrind -- '\''$(DEMO_PROBE) alu 1e6'\'' '\''$(DEMO_PROBE) branch 1e6'\'''; \
