@@ -517,13 +517,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct runner_opts ropts = { .show_output = false, .uid = -1, .gid = -1 };
 	/* Under sudo (kperf needs root) the probes run as the user who typed it, as record's commands do. */
 	struct sudo_user su;
-	if (sudo_user(&su)) {
-		ropts.uid = su.uid;
-		ropts.gid = su.gid;
-		ropts.groups = su.groups;
-		ropts.ngroups = su.ngroups;
-		sudo_user_env(&su);
-	}
+	runner_opts_sudo(&ropts, &su);
 	if (runner_init(&cr.run, &ropts, err, sizeof(err)) < 0) {
 		error("%s", err);
 		goto out;

@@ -939,13 +939,7 @@ static int plan_runner(struct record *rec)
 	struct runner_opts ropts = { .show_output = rec->o.show_output, .uid = -1, .gid = -1 };
 	/* Under sudo the command runs as the user who typed it, in that user's environment. */
 	struct sudo_user su;
-	if (sudo_user(&su)) {
-		ropts.uid = su.uid;
-		ropts.gid = su.gid;
-		ropts.groups = su.groups;
-		ropts.ngroups = su.ngroups;
-		sudo_user_env(&su);
-	}
+	runner_opts_sudo(&ropts, &su);
 	if (runner_init(&rec->run, &ropts, err, sizeof(err)) < 0) {
 		error("%s", err);
 		return EXIT_COUNTERS;

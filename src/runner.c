@@ -4,6 +4,7 @@
 #include "install-dirs.h"
 #include "probe-path.h"
 #include "spawner.h"
+#include "sudo.h"
 #include "util.h"
 
 #include <errno.h>
@@ -66,6 +67,18 @@ static void on_tstp(int sig)
 	errno = saved;
 }
 
+bool runner_opts_sudo(struct runner_opts *o, struct sudo_user *su)
+{
+	if (!sudo_user(su))
+		return false;
+	o->uid = su->uid;
+	o->gid = su->gid;
+	o->groups = su->groups;
+	o->ngroups = su->ngroups;
+	sudo_user_env(su);
+	return true;
+}
+
 void runner_signals_install(void)
 {
 	struct sigaction sa, old;
@@ -105,7 +118,6 @@ static int cloexec_pipe(int fd[2])
 #endif
 }
 
-static int read_full(int fd, void *buf, size_t n);
 
 /*
  * $LAUKA_SPAWN, else lauka-spawn next to the running binary (the build
@@ -144,11 +156,18 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 {
 	memset(r, 0, sizeof(*r));
 	r->opts = *opts;
+	/* The groups go with every run's request, long after the caller's sudo_user may be gone. */
+	if (opts->groups && opts->ngroups) {
+		r->groups = xmalloc(opts->ngroups * sizeof(*r->groups));
+		memcpy(r->groups, opts->groups, opts->ngroups * sizeof(*r->groups));
+		r->opts.groups = r->groups;
+	}
 	r->errr = r->req = r->rep = -1;
 	int req[2] = { -1, -1 }, rep[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	r->devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (r->devnull < 0) {
 		lk_errbuf(err, len, "cannot open /dev/null: %s", strerror(errno));
+		FREE_AND_NULL(r->groups);
 		return -LK_EIO;
 	}
 	if (cloexec_pipe(req) < 0 || cloexec_pipe(rep) < 0 || (!opts->show_output && cloexec_pipe(errp) < 0) ||
@@ -207,7 +226,7 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 	r->rep = rep[0];
 	r->errr = errp[0];
 	struct sp_rep ready;
-	if (read_full(r->rep, &ready, sizeof(ready)) < 0 || ready.type != SP_READY) {
+	if (spawner_read_full(r->rep, &ready, sizeof(ready)) < 0 || ready.type != SP_READY) {
 		lk_errbuf(err, len, "the spawner %s did not start", helper[0] ? helper : "(a fork of lauka)");
 		runner_release(r);
 		return -LK_EIO;
@@ -224,6 +243,7 @@ fail:
 	}
 	close(r->devnull);
 	r->devnull = -1;
+	FREE_AND_NULL(r->groups);
 	return -LK_EIO;
 }
 
@@ -250,6 +270,9 @@ void runner_release(struct runner *r)
 		close(r->errr);
 	r->devnull = r->errr = r->req = r->rep = -1;
 	r->spawner = 0;
+	free(r->groups);
+	r->groups = NULL;
+	r->opts.groups = NULL;
 }
 
 static int check_exec(const char *path)
@@ -324,40 +347,10 @@ static void ring_tail(const struct runner *r, char *out)
 	out[n] = '\0';
 }
 
-static int write_full(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int read_full(int fd, void *buf, size_t n)
-{
-	char *p = buf;
-	while (n) {
-		ssize_t got = read(fd, p, n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return -1;
-		p += got;
-		n -= (size_t)got;
-	}
-	return 0;
-}
-
 static int send_op(struct runner *r, uint32_t op)
 {
 	struct sp_req q = { .op = op };
-	return write_full(r->req, &q, sizeof(q));
+	return spawner_write_full(r->req, &q, sizeof(q));
 }
 
 static int send_run(struct runner *r, uint32_t flags, const char *path, char *const argv[])
@@ -386,7 +379,7 @@ static int send_run(struct runner *r, uint32_t flags, const char *path, char *co
 		memcpy(p, argv[i], n);
 		p += n;
 	}
-	int ret = write_full(r->req, buf, sizeof(q) + body);
+	int ret = spawner_write_full(r->req, buf, sizeof(q) + body);
 	free(buf);
 	return ret;
 }
@@ -477,7 +470,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 			drain_stderr(r, true);
 		if (!(pf[0].revents & (POLLIN | POLLHUP)))
 			continue;
-		if (read_full(r->rep, &rep, sizeof(rep)) < 0) {
+		if (spawner_read_full(r->rep, &rep, sizeof(rep)) < 0) {
 			lk_errbuf(err, len, "the spawner died");
 			ret = -LK_EIO;
 			lost = true;

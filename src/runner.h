@@ -41,8 +41,17 @@ struct runner_opts {
 	size_t ngroups;
 };
 
+struct sudo_user;
+/*
+ * Under sudo, make o run the commands as the user who typed it, in that
+ * user's environment (HOME, USER, LOGNAME), as sudo_user() finds them; o
+ * borrows su's groups until runner_init() copies them.  True when it did.
+ */
+bool runner_opts_sudo(struct runner_opts *o, struct sudo_user *su);
+
 struct runner {
-	struct runner_opts opts;
+	struct runner_opts opts;	/* opts.groups points into groups: the caller's copy may go */
+	gid_t *groups;
 	int devnull;		/* /dev/null, read-write */
 	int errr;		/* read end of the commands' stderr pipe (non-blocking), or -1 */
 	int req, rep;		/* requests to and replies from the spawner */

@@ -26,7 +26,7 @@ uint64_t spawner_clock_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int read_full(int fd, void *buf, size_t n)
+int spawner_read_full(int fd, void *buf, size_t n)
 {
 	char *p = buf;
 	while (n) {
@@ -41,7 +41,7 @@ static int read_full(int fd, void *buf, size_t n)
 	return 0;
 }
 
-static int write_full(int fd, const void *buf, size_t n)
+int spawner_write_full(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
 	while (n) {
@@ -170,7 +170,7 @@ static pid_t spawn_child(const struct sp_req *q, const char *path, char *const a
 static int reply(int rep, uint32_t type, struct sp_rep *r)
 {
 	r->type = type;
-	return write_full(rep, r, sizeof(*r));
+	return spawner_write_full(rep, r, sizeof(*r));
 }
 
 static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, int devnull, int errw)
@@ -180,7 +180,7 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 	if (q->argc == 0 || gbytes >= q->bodylen ||
 	    buf_reserve(b, ptrs_off + ((size_t)q->argc + 1) * sizeof(char *)) < 0)
 		return -1;
-	if (read_full(req, b->p, q->bodylen) < 0)
+	if (spawner_read_full(req, b->p, q->bodylen) < 0)
 		return -1;
 	if (b->p[q->bodylen - 1] != '\0')
 		return -1;
@@ -236,7 +236,7 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 		close(gate[0]);
 		gate[0] = -1;
 		struct sp_req go;
-		if (ret == 0 && (read_full(req, &go, sizeof(go)) < 0 || go.op != SP_GO)) {
+		if (ret == 0 && (spawner_read_full(req, &go, sizeof(go)) < 0 || go.op != SP_GO)) {
 			kill(-pid, SIGKILL);
 			ret = -1;
 		}
@@ -263,7 +263,7 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 		if (ret == 0 && reply(rep, SP_EXITED, &r) < 0)
 			ret = -1;
 		struct sp_req reap;
-		if (ret == 0 && (read_full(req, &reap, sizeof(reap)) < 0 || reap.op != SP_REAP))
+		if (ret == 0 && (spawner_read_full(req, &reap, sizeof(reap)) < 0 || reap.op != SP_REAP))
 			ret = -1;
 	}
 	while (wait4(pid, &r.status, 0, &r.ru) < 0 && errno == EINTR)
@@ -332,7 +332,7 @@ int spawner_main(int req, int rep, int devnull, int errw)
 	memset(&ready, 0, sizeof(ready));
 	if (reply(rep, SP_READY, &ready) < 0)
 		return 1;
-	while (read_full(req, &q, sizeof(q)) == 0) {
+	while (spawner_read_full(req, &q, sizeof(q)) == 0) {
 		if (q.op != SP_RUN || run_one(&q, &b, req, rep, devnull, errw) < 0)
 			break;
 	}

@@ -74,5 +74,8 @@ struct sp_rep {
 int spawner_main(int req, int rep, int devnull, int errw);
 
 uint64_t spawner_clock_ns(void);
+/* The whole of n bytes, across EINTR and short transfers; 0, or -1 at EOF or on an error. */
+int spawner_read_full(int fd, void *buf, size_t n);
+int spawner_write_full(int fd, const void *buf, size_t n);
 
 #endif
