@@ -495,8 +495,19 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 		free(wal);
 		free(shm);
 		r = -LK_EDB;
-		if (!sidecars && (r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
-			r = identify(db, &v, &empty, err, len);
+		/*
+		 * An immutable read takes no lock, so a lauka creating this file at
+		 * this moment can look foreign: a foreign verdict is only believed
+		 * when it holds for 200 ms (creation takes milliseconds).
+		 */
+		for (int tries = 0; !sidecars && tries < 10; tries++) {
+			if (tries)
+				nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000000L }, NULL);
+			if ((r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
+				r = identify(db, &v, &empty, err, len);
+			if (!(r < 0 && sqlite3_errcode(db->h) == SQLITE_OK))
+				break;
+		}
 		bool foreign = r < 0 && sqlite3_errcode(db->h) == SQLITE_OK;	/* refused on what it holds */
 		if (r < 0 && !foreign) {
 			if ((r = open_handle(db, OPEN_READ, err, len)) == 0)
