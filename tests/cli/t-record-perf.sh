@@ -45,22 +45,26 @@ run "$LAUKA" --color never -m faults -- true
 expect_rc 0; expect_out '^page-faults'
 
 # wall_time starts when the child is released to exec: opening or reading counters is never inside it.
-# Side by side, interleaved: the perf backend's wall_time of `true` within 15% of the rusage backend's
-# (which does no counter work at all).  Medians pooled over rounds, so a burst of load on the shared
-# machine lands on both.
+# Side by side: in each of 7 rounds the perf backend's median wall_time of `true` is divided by the
+# rusage backend's (which does no counter work at all), measured just before it, and the median of
+# those ratios must stay under 1.25.  Opening or reading the default events inside the window would
+# add several syscalls per event, hundreds of microseconds on a command that takes about 700, so
+# the bound still catches it; a burst of load on the shared machine lands on both sides of one
+# ratio.  The check is one-sided: perf reading faster than rusage (seen: 15% in CI) is noise, not a
+# counting error; the lower bound of 0.5 only catches a broken clock.
 median() { python3 -c '
 import json, statistics, sys
-s = []
-for f in sys.argv[1:]:
-    d = json.load(open(f))
-    s += [m for m in d["commands"][0]["measurements"] if m["name"] == "wall_time"][0]["samples"]
-print("%.0f" % statistics.median(s))' "$@"; }
-for r in 1 2 3 4 5; do
+d = json.load(open(sys.argv[1]))
+s = [m for m in d["commands"][0]["measurements"] if m["name"] == "wall_time"][0]["samples"]
+print("%.0f" % statistics.median(s))' "$1"; }
+: >ratios.txt
+for r in 1 2 3 4 5 6 7; do
 	"$LAUKA" --color never --backend rusage -n 20 --json "ru$r.json" -- true >/dev/null 2>&1 || fail "rusage run failed"
 	"$LAUKA" --color never --backend perf -n 20 --json "pf$r.json" -- true >/dev/null 2>&1 || fail "perf run failed"
+	echo "$(median "pf$r.json") $(median "ru$r.json")" >>ratios.txt
 done
-ru=$(median ru?.json); pf=$(median pf?.json)
-awk -v a="$pf" -v b="$ru" 'BEGIN { exit !(a <= 1.15 * b && a >= b / 1.15) }' ||
-	fail "perf wall_time of true is $pf ns, rusage's is $ru ns (more than 15% apart)"
-echo "wall_time of true: perf $pf ns, rusage $ru ns"
+ratio=$(awk '{ print $1 / $2 }' ratios.txt | sort -g | sed -n 4p)
+awk -v r="$ratio" 'BEGIN { exit !(r <= 1.25 && r >= 0.5) }' ||
+	fail "perf wall_time of true is $ratio times rusage's (median of 7 rounds; rounds: $(tr '\n' ';' <ratios.txt))"
+echo "wall_time of true: perf/rusage median ratio $ratio over 7 rounds"
 exit 0
