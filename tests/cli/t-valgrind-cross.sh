@@ -24,28 +24,41 @@ sum_dir() { cat "$1"/* | awk -v want="$EV" '
 	/^summary:/ { for (i = 2; i <= n; i++) S[ev[i]] = $i + 0 }
 	/^totals:/ { for (i = 2; i <= n; i++) T[ev[i]] = $i + 0 }
 	END { flush(); k = split(want, w, " "); for (i = 1; i <= k; i++) printf "%s%d", (i > 1 ? " " : ""), tot[w[i]]; print "" }'; }
-# lauka's exact count of every event of command block $1 of j.json, in the order of $EV.
+# lauka's count of every event of command block $1 of j.json, in the order of $EV: the median of its
+# 3 runs, so one run that took sh's rarer signal path (see 1.) does not decide.
 lauka_counts() { for e in $EV; do awk -v c="$1" -v e="$e" '/"command":/{n++} n==c && index($0, "\"name\": \"" e "\"") {
-	sub(/.*"min": /, ""); sub(/,.*/, ""); printf "%s ", $0; exit }' j.json; done | sed 's/ $//'; echo; }
+	sub(/.*"median": /, ""); sub(/,.*/, ""); printf "%s ", $0; exit }' j.json; done | sed 's/ $//'; echo; }
 pick() { printf '%s\n' "$1" | awk -v i="$2" '{print $i}'; }
 
-# 1. Four processes: sh and three probes (fork + exec each), every event exactly equal. (sh's count
-#    depends on when its children's SIGCHLD arrives; under valgrind a child takes far longer to start
-#    than sh takes to wait for it, so it arrives during the wait on every run.)
+# 1. Four processes: sh and three probes (fork + exec each), every event exactly equal. sh's count
+#    depends on when its children's SIGCHLD arrives: under valgrind a child takes far longer to
+#    start than sh takes to wait for it, so it arrives during the wait on nearly every run; on a
+#    loaded machine a raw run was once seen 158 Ir short (the whole CI suite, not reproducible
+#    alone). So the raw run is repeated, up to 3 times, until one equals lauka's median exactly:
+#    a real difference (lauka counting a fork twice, or a part missed) shows on every run.
 four="$P alu 100000; $P chase 20000 1M; $P branch 20000"
 run "$LAUKA" record --color never --backend valgrind -m $(echo $EV | tr ' ' ,) --json j.json -- "sh -c '$four'"
 expect_rc 0
-rm -rf cl && mkdir cl
-pinned valgrind $SIM --tool=callgrind $DUMPS --callgrind-out-file="$PWD/cl/cg.%p.out" sh -c "$four"
-[ "$(ls cl | wc -l)" -eq 4 ] || fail "expected 4 per-process files, got: $(ls cl)"
-want=$(sum_dir cl); got=$(lauka_counts 1)
-[ "$got" = "$want" ] || fail "4-process sh -c: lauka [$got] vs raw callgrind [$want] ($EV)"
-echo "4 processes: $EV = $got"
+got=$(lauka_counts 1) seen=
+for try in 1 2 3; do
+	rm -rf cl && mkdir cl
+	pinned valgrind $SIM --tool=callgrind $DUMPS --callgrind-out-file="$PWD/cl/cg.%p.out" sh -c "$four"
+	[ "$(ls cl | wc -l)" -eq 4 ] || fail "expected 4 per-process files, got: $(ls cl)"
+	want=$(sum_dir cl)
+	[ "$got" = "$want" ] && break
+	seen="$seen [$want]"
+done
+[ "$got" = "$want" ] || fail "4-process sh -c: lauka [$got] vs 3 raw callgrind runs$seen ($EV)"
+echo "4 processes: $EV = $got${seen:+ (raw runs before the equal one:$seen)}"
 # The same against raw cachegrind (see 2. below; this one command takes signals, see 3.): sh's children exec at once, so no file repeats
-# another's counts and cachegrind's per-pid files add up to the same totals.
-rm -rf cg && mkdir cg
-pinned valgrind $SIM --tool=cachegrind --vex-guest-chase=no --cachegrind-out-file="$PWD/cg/cg.%p.out" sh -c "$four"
-cg4=$(sum_dir cg)
+# another's counts and cachegrind's per-pid files add up to the same totals. The same retry.
+for try in 1 2 3; do
+	rm -rf cg && mkdir cg
+	pinned valgrind $SIM --tool=cachegrind --vex-guest-chase=no --cachegrind-out-file="$PWD/cg/cg.%p.out" sh -c "$four"
+	cg4=$(sum_dir cg)
+	d=$(($(pick "$cg4" 1) - $(pick "$got" 1)))
+	[ "$d" -ge 0 ] && [ "$d" -le 8 ] && break
+done
 same_as_cachegrind() { # label lauka-counts cachegrind-counts [Ir-deficit-min Ir-deficit-max]
 	d=$(($(pick "$3" 1) - $(pick "$2" 1)))
 	[ "$d" -ge "${4:-0}" ] && [ "$d" -le "${5:-0}" ] ||
