@@ -134,6 +134,7 @@ static int show(struct db *db, const char *name, bool color)
 		for (size_t m = 0; m < b.nmeas; m++) {
 			rows[m] = (struct report_row){ .name = b.meas[m], .unit = b.units[m] };
 			stats_compute(bc->samples[m], bc->runs, &rows[m].st);
+			rows[m].not_counted = bc->runs && !rows[m].st.n;	/* NULL in every run */
 		}
 		char *text = bc->name ? xasprintf("%s (%s)", bc->name, bc->command) : xstrdup(bc->command);
 		report_block(stdout, &ro, (unsigned)(c + 1), bc->runs, text, rows, b.nmeas);

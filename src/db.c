@@ -21,12 +21,14 @@
 #include "migrate-001.sql.inc"
 #include "migrate-002.sql.inc"
 #include "migrate-003.sql.inc"
+#include "migrate-004.sql.inc"
 
 /* Migration i (1-based) brings the schema from version i-1 to i. */
 static const char *const migrations[DB_SCHEMA_VERSION] = {
 	migrate_001_sql,
 	migrate_002_sql,
 	migrate_003_sql,
+	migrate_004_sql,
 };
 
 /* How long a writer waits for another lauka holding the database. */
@@ -1223,7 +1225,7 @@ static int baseline_insert(struct db *db, const struct db_baseline *b, sqlite3_i
 				sqlite3_bind_int64(st, 2, (sqlite3_int64)c);
 				sqlite3_bind_int64(st, 3, (sqlite3_int64)m);
 				sqlite3_bind_int64(st, 4, (sqlite3_int64)k);
-				sqlite3_bind_double(st, 5, b->cmds[c].samples[m][k]);
+				bind_real(st, 5, b->cmds[c].samples[m][k]);	/* NULL: not counted (migrate-004.sql) */
 				r = step_done(db, st, "storing a baseline sample", err, len);
 			}
 	sqlite3_finalize(st);
@@ -1305,7 +1307,7 @@ static int baseline_parts(struct db *db, sqlite3_int64 id, struct db_baseline *b
 			fail_corrupt(db->path, err, len);
 			return -LK_EDB;
 		}
-		b->cmds[c].samples[m][k] = sqlite3_column_double(st, 3);
+		b->cmds[c].samples[m][k] = col_real(st, 3);
 		got++;
 	}
 	sqlite3_finalize(st);

@@ -32,7 +32,7 @@
 
 #include "pmu.h"
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 struct db;
 

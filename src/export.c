@@ -91,8 +91,8 @@ static void json_measurement(FILE *f, const struct export_command *ec, size_t r)
 		fprintf(f, ", \"%s\": ", fields[k].k);
 		json_num(f, none ? NAN : fields[k].v);
 	}
-	fprintf(f, ", \"outliers\": %zu, \"counted\": %s", ec->runs ? row->st.outliers : 0,
-		row->not_counted ? "false" : "true");
+	fprintf(f, ", \"outliers\": %zu, \"counted\": %s, \"runs_counted\": %zu", ec->runs ? row->st.outliers : 0,
+		row->not_counted ? "false" : "true", row->st.n);
 	if (row->scaled) {
 		fputs(", \"coverage\": ", f);
 		json_num(f, row->coverage);
@@ -229,7 +229,7 @@ static void csv_num(FILE *f, double v)
 
 void export_csv(FILE *f, const struct export_run *r)
 {
-	fputs("command_index,command_name,command,exit_code,runs,measurement,unit,counted,mean,stddev,min,max,"
+	fputs("command_index,command_name,command,exit_code,runs,measurement,unit,counted,runs_counted,mean,stddev,min,max,"
 	      "q1,median,q3,outliers,delta_percent,delta_ci95_low,delta_ci95_high,delta_verdict,checks_passed,"
 	      "checks_total\r\n", f);
 	for (size_t c = 0; c < r->ncmds; c++) {
@@ -245,7 +245,7 @@ void export_csv(FILE *f, const struct export_run *r)
 			export_csv_field(f, row->name);
 			fputc(',', f);
 			export_csv_field(f, row->unit);
-			fprintf(f, ",%s", row->not_counted ? "false" : "true");
+			fprintf(f, ",%s,%zu", row->not_counted ? "false" : "true", row->st.n);
 			const double v[] = { row->st.mean, row->st.sd, row->st.min, row->st.max,
 					     row->st.q1, row->st.median, row->st.q3 };
 			for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
@@ -323,7 +323,10 @@ void export_markdown(FILE *f, const struct export_run *r)
 				fprintf(f, "%s ± %s | ", a, b);
 				report_fmt_value(row->st.min, row->unit, a, sizeof(a));
 				report_fmt_value(row->st.max, row->unit, b, sizeof(b));
-				fprintf(f, "%s … %s | ", a, b);
+				fprintf(f, "%s … %s", a, b);
+				if (row->st.n < ec->runs)
+					fprintf(f, " (counted in %zu of %zu runs)", row->st.n, ec->runs);
+				fputs(" | ", f);
 			}
 			const struct lk_delta *d = &row->delta;
 			if (!row->has_delta || !d->valid)

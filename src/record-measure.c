@@ -25,6 +25,7 @@
 #include "xctrace-slots.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,10 +132,12 @@ static void store_sample(struct record *rec, struct record_cmd *c)
 		const struct record_col *col = &rec->cols[i];
 		struct lk_counts *ct = &rec->counts[col->backend][col->index];
 		counts_scale(ct);
-		c->vals[i][c->done] = (double)ct->value;
-		if (ct->supported && (ct->running || !ct->enabled))
-			c->counted[i]++;
-		if (ct->scaled && ct->coverage < c->coverage[i])
+		/* A run the counter never ran in has no count: NaN keeps it out of the statistics
+		 * (a 0 there would drag the mean of a sampled event toward nothing). */
+		bool counted = ct->supported && (ct->running || !ct->enabled);
+		c->vals[i][c->done] = counted ? (double)ct->value : NAN;
+		c->counted[i] += counted;
+		if (counted && ct->scaled && ct->coverage < c->coverage[i])
 			c->coverage[i] = ct->coverage;
 	}
 	c->done++;

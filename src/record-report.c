@@ -84,6 +84,14 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 	if (low < 0.99)
 		warning("only %.1f%% of command %u's run was counted (sampling or multiplexing); "
 			"the counts marked 'scaled' are extrapolated", low * 100, index);
+	/* Runs a counter never ran in are left out of its statistics, never averaged in as 0. */
+	for (size_t i = 0; i < rec->ncols; i++) {
+		const struct report_row *row = &c->rows[i];
+		if (!row->not_counted && row->st.n < c->done)
+			warning("'%s' was not counted in %zu of command %u's %zu runs (no sample, or no time on a "
+				"counter); its statistics are over the %zu runs that were", row->name,
+				c->done - row->st.n, index, c->done, row->st.n);
+	}
 	/* Direct process only; user mode (kperf, macOS rusage). */
 	if (c != &rec->shell_cost)
 		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);

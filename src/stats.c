@@ -26,30 +26,34 @@ double stats_quantile(const double *sorted, size_t n, double p)
 void stats_compute(const double *v, size_t n, struct lk_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->n = n;
-	if (!n)
+	double *s = xmalloc((n ? n : 1) * sizeof(*s));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			s[k++] = v[i];
+	out->n = k;
+	if (!k) {
+		free(s);
 		return;
-	double *s = xmalloc(n * sizeof(*s));
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-
-	/* Welford's update: numerically stable for large counts with small spread. */
-	double mean = 0, m2 = 0;
-	for (size_t i = 0; i < n; i++) {
-		double d = v[i] - mean;
-		mean += d / (double)(i + 1);
-		m2 += d * (v[i] - mean);
 	}
+	/* Welford's update, in run order: numerically stable for large counts with small spread. */
+	double mean = 0, m2 = 0;
+	for (size_t i = 0; i < k; i++) {
+		double d = s[i] - mean;
+		mean += d / (double)(i + 1);
+		m2 += d * (s[i] - mean);
+	}
+	qsort(s, k, sizeof(*s), cmp_double);
 	out->mean = mean;
-	out->sd = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
+	out->sd = k > 1 ? sqrt(m2 / (double)(k - 1)) : 0;
 	out->min = s[0];
-	out->max = s[n - 1];
-	out->q1 = stats_quantile(s, n, 0.25);
-	out->median = stats_quantile(s, n, 0.5);
-	out->q3 = stats_quantile(s, n, 0.75);
+	out->max = s[k - 1];
+	out->q1 = stats_quantile(s, k, 0.25);
+	out->median = stats_quantile(s, k, 0.5);
+	out->q3 = stats_quantile(s, k, 0.75);
 	double iqr = out->q3 - out->q1;
 	double lo = out->q1 - 1.5 * iqr, hi = out->q3 + 1.5 * iqr;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < k; i++)
 		out->outliers += s[i] < lo || s[i] > hi;
 	free(s);
 }

@@ -8,6 +8,10 @@
  *             (the "type 7" definition most tools use)
  *   outliers  samples outside Tukey's fences [q1 - 1.5 IQR, q3 + 1.5 IQR];
  *             counted, never removed
+ *
+ * A NaN sample is a run in which the measurement was not counted (a
+ * sampled or multiplexed counter that never ran): it is left out, and n
+ * says how many samples the statistics are over.
  */
 #ifndef LAUKA_STATS_H
 #define LAUKA_STATS_H
@@ -15,13 +19,13 @@
 #include <stddef.h>
 
 struct lk_stats {
-	size_t n;
+	size_t n;		/* samples counted (NaN ones left out) */
 	double mean, sd, min, max;
 	double q1, median, q3;
 	size_t outliers;
 };
 
-/* Summarise v[0..n); v is not modified. */
+/* Summarise the numbers among v[0..n); v is not modified. */
 void stats_compute(const double *v, size_t n, struct lk_stats *out);
 
 /* Quantile p in [0,1] of an ascending array, linear interpolation. */

@@ -1,5 +1,6 @@
-/* check_db_baseline.c: baselines in the database: round trip, replace, list, delete, and migration 2 keeping a v1 database's data. */
+/* check_db_baseline.c: baselines in the database: round trip, replace, list, delete, and migrations 2 and 4 keeping older databases' data. */
 #include <check.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include "util.h"
 
 #include "migrate-001.sql.inc"
+#include "migrate-002.sql.inc"
+#include "migrate-003.sql.inc"
 
 static char dir[64];
 
@@ -28,7 +31,8 @@ static void teardown(void)
 }
 
 static double s_a[2][3] = { { 1, 2, 3 }, { 1e12 + 1, 1e12 + 2, 1e12 + 3 } };
-static double s_b[2][4] = { { 4, 5, 6, 7 }, { 0.5, 0.25, 0.125, 9007199254740993.0 } };
+/* NAN: a run in which wall_time was not counted (stored as NULL, migrate-004.sql). */
+static double s_b[2][4] = { { 4, NAN, 6, 7 }, { 0.5, 0.25, 0.125, 9007199254740993.0 } };
 
 static void make(struct db_baseline *b, const char *name, const char *cls)
 {
@@ -71,6 +75,9 @@ START_TEST(test_roundtrip)
 		ck_assert(got.cmds[0].samples[1][k] == s_a[1][k]);
 	for (size_t k = 0; k < 4; k++)
 		ck_assert(got.cmds[1].samples[1][k] == s_b[1][k]);
+	/* A run that was not counted comes back as not counted, never as 0. */
+	ck_assert(isnan(got.cmds[1].samples[0][1]));
+	ck_assert(got.cmds[1].samples[0][2] == 6);
 	db_baseline_release(&got);
 
 	/* Saving again under the same name replaces it, whole. */
@@ -116,7 +123,7 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
-/* A database a lauka of schema 1 wrote, with calibration history: migration 2 adds baselines and keeps it. */
+/* A database a lauka of schema 1 wrote, with calibration history: migrations 2-4 add slot maps and baselines and keep it. */
 START_TEST(test_migrate_from_v1)
 {
 	char err[512];
@@ -149,6 +156,46 @@ START_TEST(test_migrate_from_v1)
 	ck_assert_int_eq(sqlite3_column_int(st, 0), DB_SCHEMA_VERSION);
 	sqlite3_finalize(st);
 	sqlite3_close(h);
+	free(path);
+}
+END_TEST
+
+/* A schema-3 database with a baseline (samples NOT NULL): migration 4 keeps every row and then
+ * takes a sample that was not counted. */
+START_TEST(test_migrate_from_v3)
+{
+	char err[512];
+	char *path = xasprintf("%s/v3.db", dir);
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, migrate_001_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, migrate_002_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, migrate_003_sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, "PRAGMA user_version = 3; PRAGMA application_id = 1818326379;"
+				      "INSERT INTO baseline VALUES (1, 'old', 'ci', 'valgrind', '0.1.0', NULL, NULL, 5);"
+				      "INSERT INTO baseline_measurement VALUES (1, 0, 'Ir', NULL);"
+				      "INSERT INTO baseline_command VALUES (1, 0, NULL, './a', 2);"
+				      "INSERT INTO baseline_sample VALUES (1, 0, 0, 0, 7), (1, 0, 0, 1, 9)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	/* what version 3 refused */
+	ck_assert_int_ne(sqlite3_exec(h, "INSERT INTO baseline_sample VALUES (1, 0, 0, 2, NULL)", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct db_baseline got;
+	ck_assert_int_eq(db_baseline_load(db, "old", &got, err, sizeof(err)), 0);
+	ck_assert_uint_eq(got.cmds[0].runs, 2);
+	ck_assert(got.cmds[0].samples[0][0] == 7 && got.cmds[0].samples[0][1] == 9);
+	db_baseline_release(&got);
+	struct db_baseline b;
+	make(&b, "new", "ci");
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_baseline_load(db, "new", &got, err, sizeof(err)), 0);
+	ck_assert(isnan(got.cmds[1].samples[0][1]));
+	db_baseline_release(&got);
+	db_close(db);
 	free(path);
 }
 END_TEST
@@ -194,6 +241,7 @@ Suite *db_baseline_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_migrate_from_v1);
+	tcase_add_test(tc, test_migrate_from_v3);
 	tcase_add_test(tc, test_inconsistent_rows);
 	suite_add_tcase(s, tc);
 	return s;

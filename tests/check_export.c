@@ -49,15 +49,16 @@ START_TEST(test_quoting)
 }
 END_TEST
 
-/* Two commands, two measurements; the second command failed on its first run. */
+/* Two commands, two measurements; the second command failed on its first run.  Ir was not
+ * counted in the first command's second run (NAN): it has statistics over 2 of the 3 runs. */
 static void sample_run(struct export_run *r, struct export_command *cmds, struct report_row rows[2][2],
 		       const double *samples[2][2], struct export_gate *gate)
 {
-	static const double wall[3] = { 10, 11, 12 }, ir[3] = { 5, 5, 5 };
+	static const double wall[3] = { 10, 11, 12 }, ir[3] = { 5, NAN, 5 };
 	static const bool checks[3] = { true, false, true };
 	memset(rows, 0, sizeof(struct report_row) * 4);
 	rows[0][0] = (struct report_row){ .name = "wall_time", .unit = "ns", .st = { .n = 3, .mean = 11, .sd = 1, .min = 10, .max = 12 } };
-	rows[0][1] = (struct report_row){ .name = "Ir", .st = { .n = 3, .mean = 5, .min = 5, .max = 5 } };
+	rows[0][1] = (struct report_row){ .name = "Ir", .st = { .n = 2, .mean = 5, .min = 5, .max = 5 } };
 	rows[1][0] = (struct report_row){ .name = "wall_time", .unit = "ns" };
 	rows[1][1] = (struct report_row){ .name = "Ir" };
 	samples[0][0] = wall;
@@ -97,9 +98,10 @@ START_TEST(test_csv_shape)
 	for (char *p = csv; (p = strstr(p, "\r\n")); p += 2)
 		lines++;
 	ck_assert_uint_eq(lines, 1 + 2 * 2);
-	ck_assert_ptr_nonnull(strstr(csv, "\r\n1,old,\"prog --a,b\",0,3,wall_time,ns,true,11,1,10,12,"));
+	ck_assert_ptr_nonnull(strstr(csv, "\r\n1,old,\"prog --a,b\",0,3,wall_time,ns,true,3,11,1,10,12,"));
+	ck_assert_ptr_nonnull(strstr(csv, "\r\n1,old,\"prog --a,b\",0,3,Ir,,true,2,5,0,5,5,"));
 	/* The command that never completed a run: empty statistics, its exit code. */
-	ck_assert_ptr_nonnull(strstr(csv, "\r\n2,,sh -c 'exit 3' | x,3,0,Ir,,true,,,,,,,,,,,,,,\r\n"));
+	ck_assert_ptr_nonnull(strstr(csv, "\r\n2,,sh -c 'exit 3' | x,3,0,Ir,,true,0,,,,,,,,,,,,,,\r\n"));
 	free(csv);
 }
 END_TEST
@@ -126,6 +128,7 @@ START_TEST(test_markdown_shape)
 	md = run_writer(export_markdown);
 	ck_assert_ptr_nonnull(strstr(md, "| sh -c 'exit 3' \\| x (failed: exit code 3) | Ir | not counted | - | - | - |"));
 	ck_assert_ptr_nonnull(strstr(md, "| Ir=1% | old | +0.00% | exact (σ = 0) | pass |"));
+	ck_assert_ptr_nonnull(strstr(md, "| Ir | 5 ± 0 | 5 … 5 (counted in 2 of 3 runs) |"));
 	free(md);
 }
 END_TEST
@@ -136,6 +139,8 @@ START_TEST(test_json_fields)
 	ck_assert_ptr_nonnull(strstr(js, "\"checks\": {\"passed\": 2, \"total\": 3, \"samples\": [true, false, true]}"));
 	ck_assert_ptr_nonnull(strstr(js, "\"exit_code\": 3, \"failed_step\": \"command\", \"runs\": 0"));
 	ck_assert_ptr_nonnull(strstr(js, "\"mean\": null"));	/* no runs: no statistics */
+	/* the run Ir was not counted in is null among its samples, and left out of runs_counted */
+	ck_assert_ptr_nonnull(strstr(js, "\"counted\": true, \"runs_counted\": 2, \"samples\": [5, null, 5]"));
 	ck_assert_ptr_nonnull(strstr(js, "\"basis\": \"exact\", \"result\": \"pass\""));
 	ck_assert_ptr_nonnull(strstr(js, "\"order\": \"sequential\",\n  \"seed\": null"));
 	free(js);

@@ -11,28 +11,35 @@
 #define EPS 1e-9
 
 static const struct {
-	double v[8];
+	double v[10];
 	size_t n;
 	double mean, sd, min, max, q1, median, q3;
 	size_t outliers;
+	size_t nan;	/* how many of the n are NAN (runs not counted), left out of the rest */
 } stat_cases[] = {
 	/* one value: sd 0, no outliers */
-	{ { 5 }, 1, 5, 0, 5, 5, 5, 5, 5, 0 },
-	{ { 1, 2, 3 }, 3, 2, 1, 1, 3, 1.5, 2, 2.5, 0 },
-	{ { 4, 4, 4, 4 }, 4, 4, 0, 4, 4, 4, 4, 4, 0 },
+	{ { 5 }, 1, 5, 0, 5, 5, 5, 5, 5, 0, 0 },
+	{ { 1, 2, 3 }, 3, 2, 1, 1, 3, 1.5, 2, 2.5, 0, 0 },
+	{ { 4, 4, 4, 4 }, 4, 4, 0, 4, 4, 4, 4, 4, 0, 0 },
 	/* 100 lies beyond q3 + 1.5 IQR = 4 + 3 = 7 */
-	{ { 1, 2, 3, 4, 100 }, 5, 22, 43.617656975128774, 1, 100, 2, 3, 4, 1 },
+	{ { 1, 2, 3, 4, 100 }, 5, 22, 43.617656975128774, 1, 100, 2, 3, 4, 1, 0 },
 	/* order does not matter; -50 lies below q1 - 1.5 IQR */
-	{ { 10, -50, 11, 12, 10, 11 }, 6, 0.6666666666666666, 24.8327740429189, -50, 12, 10, 10.5, 11, 1 },
+	{ { 10, -50, 11, 12, 10, 11 }, 6, 0.6666666666666666, 24.8327740429189, -50, 12, 10, 10.5, 11, 1, 0 },
 	/* fences 1.75 .. 7.75: 9 is an outlier */
-	{ { 2, 4, 4, 4, 5, 5, 7, 9 }, 8, 5, 2.138089935299395, 2, 9, 4, 4.5, 5.5, 1 },
+	{ { 2, 4, 4, 4, 5, 5, 7, 9 }, 8, 5, 2.138089935299395, 2, 9, 4, 4.5, 5.5, 1, 0 },
+	/* runs that were not counted (NAN) are left out, not read as 0: the rows above again */
+	{ { NAN, 1, 2, NAN, 3 }, 5, 2, 1, 1, 3, 1.5, 2, 2.5, 0, 2 },
+	{ { 2, 4, 4, NAN, 4, 5, 5, 7, 9, NAN }, 10, 5, 2.138089935299395, 2, 9, 4, 4.5, 5.5, 1, 2 },
+	{ { NAN, 5 }, 2, 5, 0, 5, 5, 5, 5, 5, 0, 1 },
+	/* none counted: empty statistics */
+	{ { NAN, NAN, NAN }, 3, 0, 0, 0, 0, 0, 0, 0, 0, 3 },
 };
 
 START_TEST(test_stats_table)
 {
 	struct lk_stats st;
 	stats_compute(stat_cases[_i].v, stat_cases[_i].n, &st);
-	ck_assert_uint_eq(st.n, stat_cases[_i].n);
+	ck_assert_uint_eq(st.n, stat_cases[_i].n - stat_cases[_i].nan);
 	ck_assert_double_eq_tol(st.mean, stat_cases[_i].mean, EPS);
 	ck_assert_double_eq_tol(st.sd, stat_cases[_i].sd, 1e-9);
 	ck_assert_double_eq_tol(st.min, stat_cases[_i].min, EPS);

@@ -3,8 +3,12 @@
  * the stand-in's coverage: `kperf-spin MS [THREADS]` keeps THREADS threads
  * (default 1; the main thread is one of them) busy until each has used MS
  * milliseconds of its own CPU time, then exits 0.  `kperf-spin -s MS` makes
- * system calls for MS ms instead (a kernel-heavy probe).
+ * system calls for MS ms instead (a kernel-heavy probe).  `kperf-spin -a
+ * FILE MS` alternates: when FILE exists it removes it and exits at once (a
+ * run too short for any PET tick: not counted), else it creates it and
+ * spins (counted), so the runs of one `record` mix both.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +46,17 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "-s")) {
 		syscalls = 1;
 		a++;
+	} else if (argc > 2 && !strcmp(argv[1], "-a")) {
+		if (unlink(argv[2]) == 0)
+			return 0;
+		int fd = open(argv[2], O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd < 0)
+			return 3;
+		close(fd);
+		a += 2;
 	}
 	if (argc <= a) {
-		fprintf(stderr, "usage: kperf-spin [-s] MS [THREADS]\n");
+		fprintf(stderr, "usage: kperf-spin [-s | -a FILE] MS [THREADS]\n");
 		return 1;
 	}
 	ms_arg = strtol(argv[a], NULL, 10);
