@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,14 @@ static void show_failure(const char *label, const char *argv0, const struct runn
 {
 	if (res->exec_errno)
 		error("cannot execute '%s': %s", argv0, strerror(res->exec_errno));
-	else if (res->term_signal)
+	else if (res->tty_stop) {
+		error("%s was stopped by %s and killed: it %s, and lauka runs commands in a background "
+		      "process group with no terminal input", label, res->tty_stop == SIGTTIN ? "SIGTTIN" : "SIGTTOU",
+		      res->tty_stop == SIGTTIN ? "read from the terminal" :
+		      "changed the terminal's settings (or wrote to it under 'stty tostop')");
+		tip("lauka's commands get no terminal: measure interactive programs without it, and turn pagers "
+		    "off (git --no-pager, PAGER=cat)");
+	} else if (res->term_signal)
 		error("%s was killed by signal %d (%s)", label, res->term_signal, strsignal(res->term_signal));
 	else
 		error("%s failed with exit code %d", label, res->exit_code);

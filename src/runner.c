@@ -527,6 +527,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 	res->status = rep.status;
 	res->ru = rep.ru;
 	res->exec_errno = rep.exec_errno;
+	res->tty_stop = rep.tty_stop;
 	res->wall_ns = rep.t1 > rep.t0 ? rep.t1 - rep.t0 : 0;
 	if (WIFEXITED(res->status))
 		res->exit_code = WEXITSTATUS(res->status);

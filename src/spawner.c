@@ -94,6 +94,39 @@ static void reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/*
+ * Until the child has exited, leaving it unreaped (WNOWAIT) for the caller.
+ * A command stopped by SIGTTIN or SIGTTOU touched the terminal from its
+ * background process group (read from it, changed its settings, or wrote to
+ * it under `stty tostop`): nothing will ever continue it, so rather than
+ * wait for ever it is killed, with its group, and the stop reported.  Other
+ * stops are job control (Ctrl-Z, which lauka forwards, then SIGCONT): wait on.
+ * Only the direct child's stops reach the spawner; a grandchild stopped so
+ * (a pager a command starts) still waits for lauka's Ctrl-C.
+ */
+static void wait_exit(pid_t pid, struct sp_rep *r)
+{
+	for (;;) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (si.si_code != CLD_STOPPED)
+			return;
+		/* Take the stop report, so the next wait sees what comes after it. */
+		while (waitid(P_PID, (id_t)pid, &si, WSTOPPED) < 0 && errno == EINTR)
+			;
+		if (si.si_status == SIGTTIN || si.si_status == SIGTTOU) {
+			r->tty_stop = si.si_status;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+		}
+	}
+}
+
 /* The slow path, for a gate or a credential switch: fork, prepare, wait, exec. */
 static pid_t fork_child(const struct sp_req *q, const uint32_t *groups, const char *path, char *const argv[],
 			int devnull, int errw, const int gate[2], const int report[2])
@@ -255,11 +288,9 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 		if (n == sizeof(e))
 			r.exec_errno = e ? e : EIO;
 	}
+	wait_exit(pid, &r);
+	r.t1 = spawner_clock_ns();
 	if (q->flags & SPF_ZOMBIE) {
-		siginfo_t si;
-		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-			;
-		r.t1 = spawner_clock_ns();
 		if (ret == 0 && reply(rep, SP_EXITED, &r) < 0)
 			ret = -1;
 		struct sp_req reap;
@@ -268,8 +299,6 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 	}
 	while (wait4(pid, &r.status, 0, &r.ru) < 0 && errno == EINTR)
 		;
-	if (!(q->flags & SPF_ZOMBIE))
-		r.t1 = spawner_clock_ns();
 	if (ret == 0)
 		ret = reply(rep, SP_DONE, &r);
 out:

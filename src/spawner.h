@@ -63,6 +63,7 @@ struct sp_rep {
 	int32_t status;		/* SP_DONE: wait status */
 	uint64_t t0, t1;	/* CLOCK_MONOTONIC ns: child released to exec; exit seen */
 	struct rusage ru;	/* SP_DONE: the child's wait4 rusage */
+	int32_t tty_stop;	/* SP_DONE: SIGTTIN/SIGTTOU that stopped the child, which was then killed; 0 */
 };
 
 /*
