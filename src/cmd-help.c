@@ -47,7 +47,7 @@ static const char record_usage[] =
 	"without a shell; use -S sh, or sh -c '...', for pipes, redirections or variables.\n"
 	"\n"
 	"options:\n"
-	"  -n, --runs N            measured runs per command (default 3, minimum 3)\n"
+	"  -n, --runs N[,N...]     measured runs per command (default 3, minimum 3); one per command, in order\n"
 	"      --warmup N          unmeasured runs before the measured ones (default 0)\n"
 	"  -m, --measurements L    comma-separated events or aliases (see lauka counters)\n"
 	"      --backend NAME      counter source: perf, valgrind, kperf, xctrace, rusage (default: best available)\n"

@@ -74,6 +74,7 @@ void record_release(struct record *rec)
 		free(rec->o.hooks[k].v);
 	}
 	free(rec->o.names.v);
+	free(rec->o.runs_each);
 	free(rec->o.gates.v);
 	for (size_t g = 0; g < rec->ngates; g++)
 		free(rec->gates[g].name);

@@ -238,7 +238,7 @@ static void check_run(struct record *rec, size_t ci, const struct order_slot *s)
 
 void record_measure(struct record *rec)
 {
-	xctrace_record_note(rec->be, rec->o.warmup + rec->o.runs, rec->ncmds);
+	xctrace_record_note(rec->be, (unsigned long)rec->nslots);	/* every warm-up and run */
 	progress_init(&rec->prog, !rec->o.show_output);
 	progress_units(&rec->prog, (double)(rec->nslots + (rec->have_shell_cost ? rec->shell_cost.planned : 0)));
 	if (rec->o.interleave && rec->ncmds > 1) {

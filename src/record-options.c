@@ -21,16 +21,42 @@ static void list_add(struct record_list *l, const char *v)
 	l->v[l->n++] = v;
 }
 
-static int set_runs(struct record_opts *o, const char *v)
+static int one_runs(const char *v, unsigned long *out)
 {
-	if (opt_uint("-n", "number of runs", v, RECORD_MAX_RUNS, "10", &o->runs) < 0)
+	if (opt_uint("-n", "number of runs", v, RECORD_MAX_RUNS, "10", out) < 0)
 		return -1;
-	if (o->runs < RECORD_MIN_RUNS) {
-		error("minimum runs is %d (got %lu)", RECORD_MIN_RUNS, o->runs);
+	if (*out < RECORD_MIN_RUNS) {
+		error("minimum runs is %d (got %lu)", RECORD_MIN_RUNS, *out);
 		fix("use -n %d or higher", RECORD_MIN_RUNS);
 		return -1;
 	}
 	return 0;
+}
+
+/* -n N for every command, or -n N1,N2,... one per command, in order (record-plan.c checks the count). */
+static int set_runs(struct record_opts *o, const char *v)
+{
+	free(o->runs_each);
+	o->runs_each = NULL;
+	o->nruns_each = 0;
+	if (!strchr(v, ','))
+		return one_runs(v, &o->runs);
+	size_t n = 1;
+	for (const char *p = v; *p; p++)
+		n += *p == ',';
+	o->runs_each = xcalloc(n, sizeof(*o->runs_each));
+	char *copy = xstrdup(v);
+	int r = 0;
+	for (char *w = copy; r == 0 && w; o->nruns_each++) {
+		char *comma = strchr(w, ',');
+		if (comma)
+			*comma = '\0';
+		r = one_runs(w, &o->runs_each[o->nruns_each]);	/* an empty value is an error too */
+		w = comma ? comma + 1 : NULL;
+	}
+	free(copy);
+	o->runs = o->runs_each[0];
+	return r;
 }
 
 static int set_warmup(struct record_opts *o, const char *v)

@@ -152,6 +152,11 @@ static int plan_commands(struct record *rec)
 		fix("give at most one --command-name per command, in the order of the commands");
 		return EXIT_USAGE;
 	}
+	if (o->runs_each && o->nruns_each != o->ncmds) {
+		error("-n gives %zu numbers of runs for %zu command%s", o->nruns_each, o->ncmds, o->ncmds == 1 ? "" : "s");
+		fix("give one number for every command (-n 10), or one per command, in their order (-n 10,5)");
+		return EXIT_USAGE;
+	}
 	for (size_t i = 0; i < o->names.n; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(o->names.v[i], o->names.v[j])) {
@@ -922,8 +927,8 @@ static int plan_order(struct record *rec)
 	for (size_t i = 0; i < rec->ncmds; i++) {
 		struct record_cmd *c = &rec->cmds[i];
 		w[i] = c->warmups = o->warmup;
-		n[i] = o->runs;
-		record_cmd_alloc(rec, c, o->runs);
+		n[i] = o->runs_each ? o->runs_each[i] : o->runs;
+		record_cmd_alloc(rec, c, n[i]);
 	}
 	rec->nslots = order_plan(w, n, rec->ncmds, o->interleave, rec->o.seed, &rec->slots);
 	for (size_t s = 0; s < rec->nslots; s++)

@@ -50,6 +50,8 @@ struct record_list {
 
 struct record_opts {
 	unsigned long runs, warmup;
+	unsigned long *runs_each;		/* -n N,N,...: runs of command i (nruns_each values), or NULL */
+	size_t nruns_each;
 	const char *measurements;
 	const char *backend;
 	enum record_color color;

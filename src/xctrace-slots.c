@@ -35,11 +35,10 @@ void xctrace_cpu_family(char *buf, size_t len)
 	snprintf(buf, len, "%s", env && *env ? env : "unknown");
 }
 
-void xctrace_record_note(const struct lk_backend *be, unsigned long runs, size_t ncmds)
+void xctrace_record_note(const struct lk_backend *be, unsigned long n)
 {
 	if (!be || strcmp(be->name, "xctrace"))
 		return;
-	unsigned long n = runs * (unsigned long)ncmds;
 	fprintf(stderr, "note: xctrace adds about %d s to every run (attach, stop and save, export): about %lu s for "
 		"%lu run%s, plus the commands themselves; only the launched process is recorded\n",
 		XCT_SECONDS_PER_RUN, n * XCT_SECONDS_PER_RUN, n, n == 1 ? "" : "s");

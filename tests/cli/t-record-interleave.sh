@@ -1,4 +1,4 @@
-# record --interleave: one run of each command per round, shuffled; --seed repeats the order and is printed
+# record --interleave: one run of each command per round, shuffled; --seed repeats the order and is printed; -n N,N,... gives each command its own runs
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 
 cmds() { "$LAUKA" --backend rusage "$@" -- "sh -c 'echo A >> order'" "sh -c 'echo B >> order'" "sh -c 'echo C >> order'"; }
@@ -41,6 +41,37 @@ rm -f order
 printf '%s\n' "$out" | grep '^Benchmark' | cut -c1-11 | tr -d '\n' | grep -qx 'Benchmark 1Benchmark 2Benchmark 3' ||
 	fail "blocks out of order: $out"
 grep -q '"order": "interleaved"' i.json && grep -q '"seed": 7' i.json || fail "seed not exported: $(cat i.json)"
+
+# -n N1,N2,...: each command its own number of runs. Sequentially, as given.
+run cmds -n 4,3,5 --json n.json
+expect_rc 0
+[ "$(order)" = AAAABBBCCCCC ] || fail "-n 4,3,5 sequentially"
+python3 -c '
+import json, sys
+d = json.load(open("n.json"))
+assert [c["runs"] for c in d["commands"]] == [4, 3, 5], [c["runs"] for c in d["commands"]]
+assert [len(c["measurements"][0]["samples"]) for c in d["commands"]] == [4, 3, 5]' || fail "runs per command in the JSON"
+expect_out '^Benchmark 2 (3 runs)'
+# Interleaved, a command with fewer runs takes part in evenly spaced rounds: r of R = 6 rounds are
+# rounds floor((j + 1/2) 6 / r), so with 3 runs rounds 1, 3 and 5 (0-based), and A alone in 0, 2, 4.
+run cmds -n 6,3,3 --interleave --seed 11
+expect_rc 0
+o=$(order)
+[ ${#o} -eq 12 ] || fail "-n 6,3,3 interleaved ran $o"
+r0=$(printf '%s' "$o" | cut -c1) r1=$(printf '%s' "$o" | cut -c2-4) r2=$(printf '%s' "$o" | cut -c5)
+r3=$(printf '%s' "$o" | cut -c6-8) r4=$(printf '%s' "$o" | cut -c9) r5=$(printf '%s' "$o" | cut -c10-12)
+[ "$r0$r2$r4" = AAA ] || fail "-n 6,3,3: rounds 0, 2, 4 are not A alone: $o"
+for r in "$r1" "$r3" "$r5"; do
+	[ "$(printf '%s\n' "$r" | fold -w 1 | sort | tr -d '\n')" = ABC ] || fail "-n 6,3,3: round '$r' in $o"
+done
+# One number per command, or one for all; each at least 3.
+run cmds -n 5,5
+expect_rc 1; expect_err "^error: -n gives 2 numbers of runs for 3 commands$"; expect_err "^fix: give one number for every command"
+run cmds -n 5,2,5
+expect_rc 1; expect_err "^error: minimum runs is 3 (got 2)$"
+run cmds -n 5,,5
+expect_rc 1; expect_err "^error: invalid number of runs ''"
+[ ! -e order ] || fail "a command ran although -n was refused"
 
 run "$LAUKA" --seed 3 -- true
 expect_rc 1; expect_err "^error: --seed sets the order of interleaved rounds"
