@@ -81,6 +81,9 @@ endif
 SAN_FLAGS :=
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# Catch stack memory used after its function returned, too: the runner once kept a pointer into a
+# caller's frame (the sudo user's groups), which only this finds (t-record-sudo fails on it).
+export ASAN_OPTIONS ?= detect_stack_use_after_return=1
 endif
 LK_CFLAGS := -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) $(PLIST_CFLAGS) $(SQLITE_CFLAGS) $(XML_CFLAGS) $(CFLAGS)
 LK_LIBS   := $(PLIST_LIBS) $(SQLITE_LIBS) $(XML_LIBS) $(LDLIBS_OS) -lm
