@@ -68,8 +68,7 @@ struct xctrace_priv {
 	unsigned timeout_s, grace_s;
 	bool have_exit;
 	int exit_code;
-	struct strbuf detail;		/* JSON of the runs since the last json_detail() */
-	size_t detail_runs;
+	struct strbuf detail;		/* JSON of the run read last, until json_run() takes it */
 };
 
 bool xctrace_guided(void)
@@ -840,8 +839,9 @@ static void detail_run(struct xctrace_priv *p, const struct xct_toc *toc, const 
 		       const struct xct_table *tb)
 {
 	struct strbuf *d = &p->detail;
-	strbuf_addf(d, "%s{\"pid\": %ld, \"exit_status\": %d, \"rows\": %zu, \"rows_other_processes\": %zu, \"threads\": [",
-		    p->detail_runs++ ? ", " : "", toc->pid, toc->exit_status, s->rows, s->rows_other);
+	strbuf_reset(d);
+	strbuf_addf(d, "{\"pid\": %ld, \"exit_status\": %d, \"rows\": %zu, \"rows_other_processes\": %zu, \"threads\": [",
+		    toc->pid, toc->exit_status, s->rows, s->rows_other);
 	for (size_t t = 0; t < s->nthreads; t++) {
 		const struct xct_thread *th = &s->threads[t];
 		strbuf_addf(d, "%s{\"tid\": %lld, \"rows\": %zu, \"counts\": {", t ? ", " : "", (long long)th->tid, th->rows);
@@ -991,14 +991,13 @@ static bool xctrace_exit_status(void *priv, int *code)
 	return true;
 }
 
-static char *xctrace_json_detail(void *priv)
+static char *xctrace_json_run(void *priv)
 {
 	struct xctrace_priv *p = priv;
-	if (!p->detail_runs)
+	if (!p->detail.len)
 		return NULL;
-	char *s = xasprintf("{\"scope\": \"launched process only\", \"runs\": [%s]}", strbuf_str(&p->detail));
+	char *s = xstrdup(strbuf_str(&p->detail));
 	strbuf_reset(&p->detail);
-	p->detail_runs = 0;
 	return s;
 }
 
@@ -1049,5 +1048,6 @@ const struct lk_backend backend_xctrace = {
 	.detach = xctrace_detach,
 	.close = xctrace_close,
 	.exit_status = xctrace_exit_status,
-	.json_detail = xctrace_json_detail,
+	.json_run = xctrace_json_run,
+	.json_scope = "launched process only",
 };

@@ -93,11 +93,14 @@ struct lk_backend {
 	 */
 	bool (*exit_status)(void *priv, int *code);
 	/*
-	 * Optional: a JSON value with per-run details since the last call
-	 * (xctrace: per-thread totals), malloc'd, or NULL; `record --json` adds
-	 * it to the command's entry under the backend's name.
+	 * Optional: a JSON object with details of the run read last (xctrace:
+	 * its per-thread totals), malloc'd, or NULL.  `record --json` gathers
+	 * each command's measured runs, in order, under the backend's name as
+	 * {"scope": json_scope, "runs": [...]}; warm-ups are left out.  Asked
+	 * after every run, so interleaved rounds never mix commands.
 	 */
-	char *(*json_detail)(void *priv);
+	char *(*json_run)(void *priv);
+	const char *json_scope;	/* what json_run's details cover */
 	/*
 	 * Optional: count every command the runner's spawner (spawner.h) starts
 	 * from now on, without attach(): counters opened once on the spawner and

@@ -174,9 +174,25 @@ static int run_measured(struct record *rec, struct record_cmd *c, const char *wh
 		free(label);
 		return code;
 	}
-	if (!warm)
+	/* The counter backend's details of this run, for the JSON: of measured runs only. */
+	char *d = rec->nbi > 1 && rec->bi[1].ops->json_run ? rec->bi[1].ops->json_run(rec->bi[1].priv) : NULL;
+	if (!warm) {
 		store_sample(rec, c);
+		if (d)
+			strbuf_addf(&c->run_details, "%s%s", c->run_details.len ? ", " : "", d);
+	}
+	free(d);
 	return 0;
+}
+
+/* The details gathered over c's runs, as the JSON's per-command entry. */
+static void close_details(struct record *rec, struct record_cmd *c)
+{
+	if (c->detail || !c->run_details.len)
+		return;
+	const char *scope = rec->bi[1].ops->json_scope;
+	c->detail = xasprintf("{\"scope\": \"%s\", \"runs\": [%s]}", scope ? scope : "", strbuf_str(&c->run_details));
+	strbuf_release(&c->run_details);
 }
 
 /* Its last run is behind it (or it stopped): clean up and print what is due. */
@@ -189,9 +205,7 @@ static void finish(struct record *rec, size_t ci)
 		if (r > 0 && !c->stopped)
 			stop(rec, c, r, "cleanup");
 	}
-	/* What the backend gathered over this command's runs (sequential order: only its own). */
-	if (rec->nbi > 1 && rec->bi[1].ops->json_detail && !c->detail)
-		c->detail = rec->bi[1].ops->json_detail(rec->bi[1].priv);
+	close_details(rec, c);
 	c->finished = true;
 	record_report_ready(rec);
 }
@@ -210,8 +224,7 @@ static void measure_shell_cost(struct record *rec)
 		progress_tick(&rec->prog);
 	}
 	progress_clear(&rec->prog);
-	if (rec->nbi > 1 && rec->bi[1].ops->json_detail)
-		c->detail = rec->bi[1].ops->json_detail(rec->bi[1].priv);	/* the shell's, not command 1's */
+	close_details(rec, c);
 	c->finished = true;
 }
 

@@ -910,6 +910,7 @@ void record_cmd_free(struct record *rec, struct record_cmd *c)
 	free(c->check_ok);
 	free(c->ref);
 	free(c->detail);
+	strbuf_release(&c->run_details);
 	cmdline_free(c->prog.argv);
 }
 

@@ -30,6 +30,7 @@
 #include "record-order.h"
 #include "report.h"
 #include "runner.h"
+#include "util.h"
 
 #define RECORD_MIN_RUNS 3
 #define RECORD_MAX_RUNS 1000000
@@ -107,7 +108,8 @@ struct record_cmd {
 	int exit_code;				/* what stopped it, 0 if nothing */
 	const char *failed_step;		/* "command", "setup", ... or NULL */
 	struct lk_stats *ref;			/* [col] the baseline's statistics, with --baseline */
-	char *detail;				/* the backend's JSON details of its runs (json_detail), or NULL */
+	struct strbuf run_details;		/* the backend's json_run of each measured run, comma-separated */
+	char *detail;				/* {"scope": ..., "runs": [...]} once finished, or NULL */
 };
 
 struct record_gate {

@@ -52,6 +52,18 @@ for r in runs:
     assert all(t["counts"]["FIXED_CYCLES"] == 5000 for t in r["threads"]), r
 EOF
 
+# Interleaved rounds with warm-ups: each command's JSON holds the details of its own measured runs
+# only (they were once gathered when a command finished, so the first to finish took every run so far).
+run "$LAUKA" --color never --backend xctrace -m cycles --interleave --seed 3 --warmup 1 -n 3,4 --json i.json -- true 'sh -c true'
+expect_rc 0
+python3 - i.json <<'EOF' || fail "interleaved per-command details"
+import json, sys
+c = json.load(open(sys.argv[1]))["commands"]
+assert [len(x["xctrace"]["runs"]) for x in c] == [3, 4], [len(x["xctrace"]["runs"]) for x in c]
+assert all(x["xctrace"]["scope"] == "launched process only" for x in c)
+EOF
+clean
+
 # A real export (Instruments 14.3.1, PMI-triggered) served as the counters-profile table:
 # the sums over pid 1512 are reference/xctrace.md's golden values.
 LAUKA_STANDIN_EXPORT="$data/counters-profile.xml" LAUKA_STANDIN_PID=1512 \
