@@ -80,8 +80,8 @@ static void show_failure(const char *label, const char *argv0, const struct runn
 		      "process group with no terminal input", label, res->tty_stop == SIGTTIN ? "SIGTTIN" : "SIGTTOU",
 		      res->tty_stop == SIGTTIN ? "read from the terminal" :
 		      "changed the terminal's settings (or wrote to it under 'stty tostop')");
-		tip("lauka's commands get no terminal: measure interactive programs without it, and turn pagers "
-		    "off (git --no-pager, PAGER=cat)");
+		tip("with --show-output (lauka in the terminal's foreground) a command gets the terminal; "
+		    "or turn pagers off (git --no-pager, PAGER=cat)");
 	} else if (res->term_signal)
 		error("%s was killed by signal %d (%s)", label, res->term_signal, strsignal(res->term_signal));
 	else

@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -384,6 +386,66 @@ static int send_run(struct runner *r, uint32_t flags, const char *path, char *co
 	return ret;
 }
 
+/*
+ * --show-output on lauka's own terminal, with lauka in its foreground: the
+ * command's group gets the terminal for its run, as a shell hands it to a
+ * job, so a pager or a program that sets terminal modes works instead of
+ * being stopped by SIGTTIN/SIGTTOU.  The terminal's Ctrl-C and Ctrl-Z then
+ * reach the command alone: a command killed by SIGINT stops lauka as its
+ * own Ctrl-C would, and a Ctrl-Z stop (SP_STOPPED) stops lauka with it.
+ * The descriptor of that terminal, or -1.
+ */
+static int terminal_for(const struct runner *r)
+{
+	if (!r->opts.show_output)
+		return -1;
+	for (int fd = STDERR_FILENO; fd >= STDIN_FILENO; fd--)
+		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+			return fd;
+	return -1;
+}
+
+/* The terminal back to lauka's group: lauka is in the background now, so SIGTTOU is held off. */
+static void take_terminal(int fd)
+{
+	sigset_t s, old;
+	sigemptyset(&s);
+	sigaddset(&s, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &s, &old);
+	tcsetpgrp(fd, getpgrp());
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * The command stopped on the terminal's Ctrl-Z: take the terminal back and
+ * stop lauka the default way, so the shell sees the job stop; once
+ * continued, hand the terminal on again if lauka got it back (fg, not bg)
+ * and continue the command.  Where SIGTSTP is ignored for lauka, or its
+ * group is orphaned (the kernel then discards SIGTSTP), it just goes on.
+ */
+static void stop_with(int fd, pid_t pgid)
+{
+	take_terminal(fd);
+	struct sigaction dfl, old;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGTSTP, NULL, &old);
+	if (old.sa_handler != SIG_IGN) {
+		sigset_t s, prev;
+		sigemptyset(&s);
+		sigaddset(&s, SIGTSTP);
+		sigaction(SIGTSTP, &dfl, NULL);
+		sigprocmask(SIG_UNBLOCK, &s, &prev);
+		raise(SIGTSTP);
+		sigprocmask(SIG_SETMASK, &prev, NULL);
+		sigaction(SIGTSTP, &old, NULL);
+	}
+	if (tcgetpgrp(fd) == getpgrp())
+		tcsetpgrp(fd, pgid);
+	kill(-pgid, SIGCONT);
+}
+
 /* Signals that arrived before the command's group existed, and the grace period after the first. */
 static void forward_pending(pid_t pgid, uint64_t *t_int, bool *killed)
 {
@@ -432,11 +494,13 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		path = wrapped[0];
 		argv = wrapped;
 	}
+	int tty = terminal_for(r);
+	need_gate |= tty >= 0;	/* the child waits until its group has the terminal */
 	/* Output a previous run's stray grandchildren wrote late belongs to no run. */
 	drain_stderr(r, false);
 	r->ring_total = 0;
 
-	uint32_t flags = (need_gate ? SPF_GATE : 0) | (need_zombie ? SPF_ZOMBIE : 0) |
+	uint32_t flags = (need_gate ? SPF_GATE : 0) | (need_zombie ? SPF_ZOMBIE : 0) | (tty >= 0 ? SPF_TERMINAL : 0) |
 			 (r->opts.show_output ? SPF_OUTPUT : 0) |
 			 (r->opts.uid >= 0 || r->opts.gid >= 0 ? SPF_CREDS : 0);
 	if (send_run(r, flags, path, argv) < 0) {
@@ -490,6 +554,8 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 				if (ret < 0)
 					kill(-pid, SIGKILL);
 			}
+			if (tty >= 0 && tcsetpgrp(tty, pid) < 0)
+				tty = -1;	/* stays in the background, as without a terminal */
 			if (send_op(r, SP_GO) < 0) {
 				lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
 				ret = -LK_EIO;
@@ -506,6 +572,10 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 				lost = true;
 			}
 			break;
+		case SP_STOPPED:
+			if (tty >= 0)
+				stop_with(tty, pid);
+			break;
 		case SP_DONE:
 			done = true;
 			r->busy = 0;
@@ -517,6 +587,11 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		}
 	}
 	running_pgid = 0;
+	if (tty >= 0)
+		take_terminal(tty);
+	/* With the terminal, Ctrl-C went to the command alone: its death by SIGINT is lauka's Ctrl-C. */
+	if (done && tty >= 0 && WIFSIGNALED(rep.status) && WTERMSIG(rep.status) == SIGINT && !runner_interrupted)
+		runner_interrupted = SIGINT;
 	if (!done)
 		goto out;
 	/* Interrupted: nothing the command left behind in its group outlives lauka's stop. */

@@ -13,7 +13,10 @@
  * runner_interrupted, so the caller can stop, report what it has and exit
  * 128 + signal.  A second one, or RUNNER_GRACE_MS without the command
  * ending, sends SIGKILL to the group.  Ctrl-Z stops the command's group
- * with lauka, and fg continues both.
+ * with lauka, and fg continues both.  With show_output on lauka's terminal
+ * (lauka in its foreground) the command's group has the terminal for its
+ * run, as a shell's job would: Ctrl-C and Ctrl-Z reach it, and lauka
+ * follows (runner.c, terminal_for).
  *
  * wall_time runs from the moment the child is released to exec (posix_spawn
  * called, or the gate opened after the backends attached) to the moment the

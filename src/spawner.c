@@ -94,39 +94,6 @@ static void reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/*
- * Until the child has exited, leaving it unreaped (WNOWAIT) for the caller.
- * A command stopped by SIGTTIN or SIGTTOU touched the terminal from its
- * background process group (read from it, changed its settings, or wrote to
- * it under `stty tostop`): nothing will ever continue it, so rather than
- * wait for ever it is killed, with its group, and the stop reported.  Other
- * stops are job control (Ctrl-Z, which lauka forwards, then SIGCONT): wait on.
- * Only the direct child's stops reach the spawner; a grandchild stopped so
- * (a pager a command starts) still waits for lauka's Ctrl-C.
- */
-static void wait_exit(pid_t pid, struct sp_rep *r)
-{
-	for (;;) {
-		siginfo_t si;
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WNOWAIT) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		if (si.si_code != CLD_STOPPED)
-			return;
-		/* Take the stop report, so the next wait sees what comes after it. */
-		while (waitid(P_PID, (id_t)pid, &si, WSTOPPED) < 0 && errno == EINTR)
-			;
-		if (si.si_status == SIGTTIN || si.si_status == SIGTTOU) {
-			r->tty_stop = si.si_status;
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-		}
-	}
-}
-
 /* The slow path, for a gate or a credential switch: fork, prepare, wait, exec. */
 static pid_t fork_child(const struct sp_req *q, const uint32_t *groups, const char *path, char *const argv[],
 			int devnull, int errw, const int gate[2], const int report[2])
@@ -204,6 +171,48 @@ static int reply(int rep, uint32_t type, struct sp_rep *r)
 {
 	r->type = type;
 	return spawner_write_full(rep, r, sizeof(*r));
+}
+
+/*
+ * Until the child has exited, leaving it unreaped (WNOWAIT) for the caller.
+ * A command stopped by SIGTTIN or SIGTTOU touched the terminal from its
+ * background process group (read from it, changed its settings, or wrote to
+ * it under `stty tostop`): nothing will ever continue it, so rather than
+ * wait for ever it is killed, with its group, and the stop reported.  Other
+ * stops are job control (Ctrl-Z, which lauka forwards, then SIGCONT): wait on,
+ * telling lauka of a SIGTSTP when the child's group has the terminal (then
+ * the terminal's Ctrl-Z reached the command, not lauka, which must stop too).
+ * Only the direct child's stops reach the spawner; a grandchild stopped so
+ * (a pager a command starts) still waits for lauka's Ctrl-C.
+ */
+static void wait_exit(pid_t pid, struct sp_rep *r, int rep, bool terminal)
+{
+	for (;;) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (si.si_code != CLD_STOPPED)
+			return;
+		/* Take the stop report, so the next wait sees what comes after it. */
+		while (waitid(P_PID, (id_t)pid, &si, WSTOPPED) < 0 && errno == EINTR)
+			;
+		if (si.si_status == SIGTTIN || si.si_status == SIGTTOU) {
+			r->tty_stop = si.si_status;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+		} else if (terminal && si.si_status == SIGTSTP) {
+			struct sp_rep st;
+			memset(&st, 0, sizeof(st));
+			st.pid = pid;
+			st.status = SIGTSTP;
+			if (reply(rep, SP_STOPPED, &st) < 0)
+				kill(-pid, SIGKILL);	/* lauka is gone: nobody will continue it */
+		}
+	}
 }
 
 static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, int devnull, int errw)
@@ -288,7 +297,7 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 		if (n == sizeof(e))
 			r.exec_errno = e ? e : EIO;
 	}
-	wait_exit(pid, &r);
+	wait_exit(pid, &r, rep, q->flags & SPF_TERMINAL);
 	r.t1 = spawner_clock_ns();
 	if (q->flags & SPF_ZOMBIE) {
 		if (ret == 0 && reply(rep, SP_EXITED, &r) < 0)

@@ -27,6 +27,8 @@
  *   lauka -> spawner  SP_RUN + body (groups, path, argv)
  *   spawner -> lauka  SP_PID  (the command runs in its own process group = pid)
  *   lauka -> spawner  SP_GO   (SPF_GATE only: counters attached, release the child)
+ *   spawner -> lauka  SP_STOPPED (SPF_TERMINAL only, any number: the child stopped on
+ *                     SIGTSTP, the terminal's Ctrl-Z; status = the signal)
  *   spawner -> lauka  SP_EXITED (SPF_ZOMBIE only: the child is a zombie, not reaped)
  *   lauka -> spawner  SP_REAP (SPF_ZOMBIE only)
  *   spawner -> lauka  SP_DONE (wait status, rusage, clock at release and at exit)
@@ -41,12 +43,13 @@
 #include <sys/types.h>
 
 enum { SP_RUN = 1, SP_GO, SP_REAP };
-enum { SP_PID = 1, SP_EXITED, SP_DONE, SP_READY };
+enum { SP_PID = 1, SP_EXITED, SP_DONE, SP_READY, SP_STOPPED };
 enum {
 	SPF_GATE = 1,		/* child waits before exec until SP_GO */
 	SPF_ZOMBIE = 2,		/* report SP_EXITED before reaping */
 	SPF_OUTPUT = 4,		/* keep the spawner's stdout/stderr (lauka's) */
 	SPF_CREDS = 8,		/* switch to uid/gid/groups before exec */
+	SPF_TERMINAL = 16,	/* the child's group has the terminal: report its Ctrl-Z stops (SP_STOPPED) */
 };
 
 struct sp_req {
