@@ -40,7 +40,9 @@
  *  - the environment is pinned to PATH, HOME, TMPDIR and LC_ALL=C: the
  *    size of the environment moves the stack and changes the instruction
  *    count of start-up code (1000 more bytes of environment cost about
- *    450 Ir).  PATH and HOME are kept so that commands still find their
+ *    450 Ir); PYTHONHASHSEED=0, PERL_HASH_SEED=0 and PERL_PERTURB_KEYS=0
+ *    switch off the hash randomisation of Python and Perl, whose counts
+ *    otherwise move by about 0.05% from run to run.  PATH and HOME are kept so that commands still find their
  *    tools and configuration, TMPDIR because valgrind itself writes there;
  *    LAUKA_VALGRIND_ENV=inherit passes the whole environment instead, for
  *    commands configured by environment variables.
@@ -439,7 +441,7 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
-	size_t max = 7 + ARRAY_SIZE(callgrind_opts) + 2 + argc + 1;
+	size_t max = 10 + ARRAY_SIZE(callgrind_opts) + 2 + argc + 1;
 	char **out = xcalloc(max, sizeof(*out));
 	size_t k = 0;
 	if (p->env[0]) {
@@ -452,6 +454,10 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 		if (tmp && *tmp)
 			out[k++] = xasprintf("TMPDIR=%s", tmp);
 		out[k++] = xstrdup("LC_ALL=C");
+		/* Interpreters that seed their hashes at random walk their tables in another order every run. */
+		out[k++] = xstrdup("PYTHONHASHSEED=0");
+		out[k++] = xstrdup("PERL_HASH_SEED=0");
+		out[k++] = xstrdup("PERL_PERTURB_KEYS=0");
 	}
 	out[k++] = xstrdup(p->valgrind);
 	for (size_t i = 0; i < ARRAY_SIZE(callgrind_opts); i++)

@@ -20,7 +20,8 @@ signal.pthread_sigmask(signal.SIG_SETMASK, [])
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
 SIM="-q --command-line-only=yes --vgdb=no --cache-sim=yes --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 --trace-children=yes"
 DUMPS="--combine-dumps=yes --dump-before=fork --dump-before=__libc_fork --dump-before=__fork --dump-before=_Fork --dump-before=vfork --dump-before=__vfork --dump-before=__libc_vfork --dump-before=__spawni"
-pinned() { dfl env -i PATH="$PATH" HOME="$HOME" TMPDIR="$TMPDIR" LC_ALL=C "$@" </dev/null >/dev/null 2>vg.err ||
+pinned() { dfl env -i PATH="$PATH" HOME="$HOME" TMPDIR="$TMPDIR" LC_ALL=C PYTHONHASHSEED=0 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 \
+	"$@" </dev/null >/dev/null 2>vg.err ||
 	fail "valgrind failed: $(cat vg.err)"; }
 # The counts of every file in dir $1, added up here, in the order of $EV: each part's summary: and
 # totals: lines zipped by name with the events: line before them (callgrind omits trailing zeros),
