@@ -123,19 +123,28 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* A database as a lauka of schema `version` left it: the migrations up to it, then `rows`. */
+static char *old_database(const char *name, int version, const char *rows)
+{
+	static const char *const sql[] = { migrate_001_sql, migrate_002_sql, migrate_003_sql };
+	char *path = xasprintf("%s/%s", dir, name);
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	for (int v = 0; v < version; v++)
+		ck_assert_int_eq(sqlite3_exec(h, sql[v], NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, rows, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	return path;
+}
+
 /* A database a lauka of schema 1 wrote, with calibration history: migrations 2-4 add slot maps and baselines and keep it. */
 START_TEST(test_migrate_from_v1)
 {
 	char err[512];
-	char *path = xasprintf("%s/v1.db", dir);
+	char *path = old_database("v1.db", 1, "PRAGMA user_version = 1; INSERT INTO verdict (pmu, backend, machine, "
+				  "event, verdict, profile, created_at) VALUES ('valgrind', 'valgrind', 'm', 'Ir', "
+				  "'validated', 'work-like', 1)");
 	sqlite3 *h;
-	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(h, migrate_001_sql, NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(h, "PRAGMA user_version = 1; INSERT INTO verdict (pmu, backend, machine, event, "
-				      "verdict, profile, created_at) VALUES ('valgrind', 'valgrind', 'm', 'Ir', "
-				      "'validated', 'work-like', 1)", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
-
 	struct db *db;
 	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
 	struct db_latest *v;
@@ -165,18 +174,13 @@ END_TEST
 START_TEST(test_migrate_from_v3)
 {
 	char err[512];
-	char *path = xasprintf("%s/v3.db", dir);
+	char *path = old_database("v3.db", 3, "PRAGMA user_version = 3; PRAGMA application_id = 1818326379;"
+				  "INSERT INTO baseline VALUES (1, 'old', 'ci', 'valgrind', '0.1.0', NULL, NULL, 5);"
+				  "INSERT INTO baseline_measurement VALUES (1, 0, 'Ir', NULL);"
+				  "INSERT INTO baseline_command VALUES (1, 0, NULL, './a', 2);"
+				  "INSERT INTO baseline_sample VALUES (1, 0, 0, 0, 7), (1, 0, 0, 1, 9)");
 	sqlite3 *h;
 	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(h, migrate_001_sql, NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(h, migrate_002_sql, NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(h, migrate_003_sql, NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(h, "PRAGMA user_version = 3; PRAGMA application_id = 1818326379;"
-				      "INSERT INTO baseline VALUES (1, 'old', 'ci', 'valgrind', '0.1.0', NULL, NULL, 5);"
-				      "INSERT INTO baseline_measurement VALUES (1, 0, 'Ir', NULL);"
-				      "INSERT INTO baseline_command VALUES (1, 0, NULL, './a', 2);"
-				      "INSERT INTO baseline_sample VALUES (1, 0, 0, 0, 7), (1, 0, 0, 1, 9)",
-				      NULL, NULL, NULL), SQLITE_OK);
 	/* what version 3 refused */
 	ck_assert_int_ne(sqlite3_exec(h, "INSERT INTO baseline_sample VALUES (1, 0, 0, 2, NULL)", NULL, NULL, NULL),
 			 SQLITE_OK);
