@@ -949,21 +949,33 @@ out:
 	return r;
 }
 
+/* WHERE clause of a query on `verdict v`: the latest verdict of each event of pmu ?1, backend ?2, machine ?3. */
+#define LATEST_VERDICT_OF_EACH_EVENT                                                              \
+	"v.pmu = ?1 AND v.backend = ?2 AND v.machine = ?3 AND v.id = (SELECT max(id) FROM verdict w " \
+	"WHERE w.pmu = v.pmu AND w.backend = v.backend AND w.machine = v.machine AND w.event = v.event)"
+
+static int prepare_latest(struct db *db, const char *sql, const char *pmu, const char *backend, const char *machine,
+			  sqlite3_stmt **st, char *err, size_t len)
+{
+	int r = prepare(db, sql, st, err, len);
+	if (r < 0)
+		return r;
+	bind_text(*st, 1, pmu);
+	bind_text(*st, 2, backend);
+	bind_text(*st, 3, machine);
+	return 0;
+}
+
 int db_latest_verdicts(struct db *db, const char *pmu, const char *backend, const char *machine,
 		       struct db_latest **out, size_t *n, char *err, size_t len)
 {
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	int r = prepare(db, "SELECT event, verdict, profile FROM verdict v WHERE pmu = ?1 AND backend = ?2 AND machine = ?3 "
-			    "AND id = (SELECT max(id) FROM verdict w WHERE w.pmu = v.pmu AND w.backend = v.backend "
-			    "AND w.machine = v.machine AND w.event = v.event) ORDER BY event",
-			&st, err, len), rc;
+	int r = prepare_latest(db, "SELECT v.event, v.verdict, v.profile FROM verdict v WHERE " LATEST_VERDICT_OF_EACH_EVENT
+				   " ORDER BY v.event", pmu, backend, machine, &st, err, len), rc;
 	if (r < 0)
 		return r;
-	bind_text(st, 1, pmu);
-	bind_text(st, 2, backend);
-	bind_text(st, 3, machine);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) != SQLITE_TEXT || sqlite3_column_type(st, 1) != SQLITE_TEXT)
 			continue;	/* a verdict without an event or a result says nothing */
@@ -998,17 +1010,11 @@ int db_latest_responses(struct db *db, const char *pmu, const char *backend, con
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	int r = prepare(db, "SELECT v.event, r.probe, r.per_unit_1x, r.per_unit_4x, r.expected, v.created_at "
-			    "FROM verdict v JOIN response r ON r.verdict_id = v.id "
-			    "WHERE v.pmu = ?1 AND v.backend = ?2 AND v.machine = ?3 "
-			    "AND v.id = (SELECT max(id) FROM verdict w WHERE w.pmu = v.pmu AND w.backend = v.backend "
-			    "AND w.machine = v.machine AND w.event = v.event) ORDER BY v.event, r.probe",
-			&st, err, len), rc;
+	int r = prepare_latest(db, "SELECT v.event, r.probe, r.per_unit_1x, r.per_unit_4x, r.expected, v.created_at "
+				   "FROM verdict v JOIN response r ON r.verdict_id = v.id WHERE " LATEST_VERDICT_OF_EACH_EVENT
+				   " ORDER BY v.event, r.probe", pmu, backend, machine, &st, err, len), rc;
 	if (r < 0)
 		return r;
-	bind_text(st, 1, pmu);
-	bind_text(st, 2, backend);
-	bind_text(st, 3, machine);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) != SQLITE_TEXT || sqlite3_column_type(st, 1) != SQLITE_TEXT)
 			continue;	/* hand-altered: a response without an event or probe says nothing */
