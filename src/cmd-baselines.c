@@ -103,19 +103,24 @@ static void no_such(struct db *db, const char *err)
 	strbuf_release(&sb);
 }
 
+/* A failed load or delete of a named baseline: its message and exit code (an unknown name is a usage error). */
+static int failed(struct db *db, int r, const char *err)
+{
+	if (r == -LK_ENOENT) {
+		no_such(db, err);
+		return EXIT_USAGE;
+	}
+	error("%s", err);
+	return EXIT_COUNTERS;
+}
+
 static int show(struct db *db, const char *name, bool color)
 {
 	struct db_baseline b;
 	char err[512];
 	int r = db_baseline_load(db, name, &b, err, sizeof(err));
-	if (r == -LK_ENOENT) {
-		no_such(db, err);
-		return EXIT_USAGE;
-	}
-	if (r < 0) {
-		error("%s", err);
-		return EXIT_COUNTERS;
-	}
+	if (r < 0)
+		return failed(db, r, err);
 	char when[40];
 	fmt_time(b.created_at, when, sizeof(when));
 	printf("baseline       %s\nsaved          %s\nrunner class   %s\nbackend        %s\nlauka          %s\n"
@@ -149,14 +154,8 @@ static int delete(struct db *db, const char *name)
 {
 	char err[512];
 	int r = db_baseline_delete(db, name, err, sizeof(err));
-	if (r == -LK_ENOENT) {
-		no_such(db, err);
-		return EXIT_USAGE;
-	}
-	if (r < 0) {
-		error("%s", err);
-		return EXIT_COUNTERS;
-	}
+	if (r < 0)
+		return failed(db, r, err);
 	fprintf(stderr, "lauka: deleted baseline '%s'\n", name);
 	return 0;
 }
