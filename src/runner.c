@@ -355,6 +355,13 @@ static int send_op(struct runner *r, uint32_t op)
 	return spawner_write_full(r->req, &q, sizeof(q));
 }
 
+/* A request could not be written: the spawner is gone (errno says how). */
+static int spawner_gone(char *err, size_t len)
+{
+	lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
+	return -LK_EIO;
+}
+
 static int send_run(struct runner *r, uint32_t flags, const char *path, char *const argv[])
 {
 	size_t ng = r->opts.gid >= 0 && r->opts.groups ? r->opts.ngroups : 0;
@@ -504,8 +511,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 			 (r->opts.show_output ? SPF_OUTPUT : 0) |
 			 (r->opts.uid >= 0 || r->opts.gid >= 0 ? SPF_CREDS : 0);
 	if (send_run(r, flags, path, argv) < 0) {
-		lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
-		ret = -LK_EIO;
+		ret = spawner_gone(err, len);
 		goto out;
 	}
 	r->busy = -1;
@@ -557,8 +563,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 			if (tty >= 0 && tcsetpgrp(tty, pid) < 0)
 				tty = -1;	/* stays in the background, as without a terminal */
 			if (send_op(r, SP_GO) < 0) {
-				lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
-				ret = -LK_EIO;
+				ret = spawner_gone(err, len);
 				lost = true;
 			}
 			break;
@@ -567,8 +572,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 				if (backends[i].ops->exited)
 					backends[i].ops->exited(backends[i].priv, pid);
 			if (send_op(r, SP_REAP) < 0) {
-				lk_errbuf(err, len, "cannot reach the spawner: %s", strerror(errno));
-				ret = -LK_EIO;
+				ret = spawner_gone(err, len);
 				lost = true;
 			}
 			break;
