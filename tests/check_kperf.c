@@ -426,6 +426,18 @@ static void sel_init(struct lk_evsel *sel, struct lk_event *const *evs, size_t n
 	}
 }
 
+/*
+ * The kperf backend opened on inst_branch alone, as most tests need it.  The
+ * selection is static: the backend keeps a pointer to it while open.
+ */
+static int open_branch(struct backend_inst *bi, char *err, size_t len)
+{
+	static struct lk_evsel sel[1];
+	struct lk_event *evs[] = { &ev_branch };
+	sel_init(sel, evs, 1, true);
+	return backend_inst_open(bi, &backend_kperf, sel, 1, err, len);
+}
+
 /* One measured run of argv through the real runner with the kperf backend. */
 static int run_once(struct backend_inst *bi, char *const argv[], struct lk_counts *counts,
 		    struct runner_result *res, char *err, size_t len)
@@ -661,12 +673,9 @@ static int old_attach(void *priv, pid_t pid, char *err, size_t len)
 START_TEST(test_f2_wall_time)
 {
 	use_standin();
-	struct lk_event *evs[] = { &ev_branch };
-	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
 	char err[512] = "";
-	ck_assert_msg(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)) == 0, "open: %s", err);
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
 	char *argv[] = { "/bin/true", NULL };
 	struct lk_counts c[1];
 	struct runner_result plain, now, old;
@@ -866,13 +875,10 @@ START_TEST(test_kpep_failures)
 			snprintf(spec, sizeof(spec), "%s=%d", fns[f], code);
 			setenv("LAUKA_STANDIN_FAIL", spec, 1);
 			setenv("LAUKA_STANDIN_ERRNO", "16", 1);	/* EBUSY for code 15 */
-			struct lk_event *evs[] = { &ev_branch };
-			struct lk_evsel sel[1];
-			sel_init(sel, evs, 1, true);
 			struct backend_inst bi;
 			char err[512] = "", want[256];
 			int want_r = kperf_kpep_error(code, EBUSY, want, sizeof(want));
-			int r = backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err));
+			int r = open_branch(&bi, err, sizeof(err));
 			if (r == 0) {
 				backend_inst_close(&bi);
 				ck_abort_msg("%s: open succeeded", spec);
@@ -890,20 +896,17 @@ START_TEST(test_eperm_path)
 {
 	use_standin();
 	setenv("LAUKA_STANDIN_FAIL", "kpc_force_all_ctrs_get=1", 1);
-	struct lk_event *evs[] = { &ev_branch };
-	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
 	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EPERM);
+	ck_assert_int_eq(open_branch(&bi, err, sizeof(err)), -LK_EPERM);
 	ck_assert_msg(strstr(err, "root"), "err: %s", err);
 	setenv("LAUKA_STANDIN_FAIL", "", 1);
 	setenv("LAUKA_STANDIN_EUID", "501", 1);
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EPERM);
+	ck_assert_int_eq(open_branch(&bi, err, sizeof(err)), -LK_EPERM);
 	/* secure CPC: kpc_set_config refusing the events */
 	unsetenv("LAUKA_STANDIN_EUID");
 	setenv("LAUKA_STANDIN_FAIL", "kpc_set_config=1", 1);
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EPERM);
+	ck_assert_int_eq(open_branch(&bi, err, sizeof(err)), -LK_EPERM);
 	ck_assert_msg(strstr(err, "kpc_set_config"), "err: %s", err);
 	assert_closed("after a refused kpc_set_config");
 }
@@ -914,12 +917,9 @@ START_TEST(test_ebusy_path)
 {
 	setenv("LAUKA_STANDIN_BUSY", "1", 1);
 	use_standin();
-	struct lk_event *evs[] = { &ev_branch };
-	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
 	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EBUSY);
+	ck_assert_int_eq(open_branch(&bi, err, sizeof(err)), -LK_EBUSY);
 	ck_assert_msg(strstr(err, "another process"), "err: %s", err);
 	struct standin_state st = state();
 	ck_assert_int_eq(st.owner, (int)getppid());	/* still the other owner's */
@@ -932,12 +932,9 @@ START_TEST(test_forced_elsewhere)
 {
 	setenv("LAUKA_STANDIN_FORCED", "1", 1);
 	use_standin();
-	struct lk_event *evs[] = { &ev_branch };
-	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
 	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EBUSY);
+	ck_assert_int_eq(open_branch(&bi, err, sizeof(err)), -LK_EBUSY);
 	ck_assert_msg(strstr(err, "held by another process") && !strstr(err, "root"), "err: %s", err);
 	ck_assert_int_eq(state().force_owner, (int)getppid());
 	assert_closed("after EACCES");
@@ -950,12 +947,9 @@ START_TEST(test_stale_state_repaired)
 	setenv("LAUKA_STANDIN_STALE", "1", 1);
 	use_standin();
 	ck_assert_int_eq(state().sampling, 1);
-	struct lk_event *evs[] = { &ev_branch };
-	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
 	char err[512] = "";
-	ck_assert_msg(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)) == 0, "open: %s", err);
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
 	struct lk_counts c[1];
 	struct runner_result res;
 	char *argv[] = { LAUKA_BUILD "/kperf-spin", "20", NULL };
@@ -972,12 +966,9 @@ START_TEST(test_stale_state_unrepairable)
 	setenv("LAUKA_STANDIN_STALE", "1", 1);
 	setenv("LAUKA_STANDIN_FAIL", "kperf_reset=5", 1);
 	use_standin();
-	struct lk_event *evs[] = { &ev_branch };
-	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
 	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), -LK_EIO);
+	ck_assert_int_eq(open_branch(&bi, err, sizeof(err)), -LK_EIO);
 	ck_assert_msg(strstr(err, "earlier run") && strstr(err, "kperf_reset"), "err: %s", err);
 }
 END_TEST
@@ -993,12 +984,9 @@ START_TEST(test_setup_failures)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(specs); i++) {
 		setenv("LAUKA_STANDIN_FAIL", specs[i], 1);
-		struct lk_event *evs[] = { &ev_branch };
-		struct lk_evsel sel[1];
-		sel_init(sel, evs, 1, true);
 		struct backend_inst bi;
 		char err[512] = "";
-		ck_assert_msg(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)) < 0, "%s: open succeeded",
+		ck_assert_msg(open_branch(&bi, err, sizeof(err)) < 0, "%s: open succeeded",
 			      specs[i]);
 		ck_assert_msg(err[0], "%s: no reason", specs[i]);
 		setenv("LAUKA_STANDIN_FAIL", "", 1);
@@ -1017,12 +1005,9 @@ START_TEST(test_attach_failures)
 		setenv("LAUKA_STANDIN_RETSTYLE", styles[s], 1);
 		for (size_t i = 0; i < ARRAY_SIZE(specs); i++) {
 			setenv("LAUKA_STANDIN_FAIL", "", 1);
-			struct lk_event *evs[] = { &ev_branch };
-			struct lk_evsel sel[1];
-			sel_init(sel, evs, 1, true);
 			struct backend_inst bi;
 			char err[512] = "";
-			ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+			ck_assert_int_eq(open_branch(&bi, err, sizeof(err)), 0);
 			setenv("LAUKA_STANDIN_FAIL", specs[i], 1);
 			struct lk_counts c[1];
 			struct runner_result res;
@@ -1069,12 +1054,9 @@ START_TEST(test_sigint_during_run)
 {
 	use_standin();
 	runner_signals_install();
-	struct lk_event *evs[] = { &ev_branch };
-	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
 	char err[512] = "";
-	ck_assert_int_eq(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(open_branch(&bi, err, sizeof(err)), 0);
 	struct lk_counts c[1];
 	struct runner_result res;
 	char *argv[] = { "/bin/sh", "-c", "kill -INT $PPID; exec sleep 5", NULL };
@@ -1140,12 +1122,9 @@ START_TEST(test_killed_run_repaired_next_time)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		kperf_lib_unload();
-		struct lk_event *evs[] = { &ev_branch };
-		struct lk_evsel sel[1];
-		sel_init(sel, evs, 1, true);
 		struct backend_inst bi;
 		char err[512];
-		if (backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)) < 0)
+		if (open_branch(&bi, err, sizeof(err)) < 0)
 			_exit(3);
 		if (bi.ops->attach(bi.priv, getpid(), err, sizeof(err)) < 0)
 			_exit(4);
@@ -1160,12 +1139,9 @@ START_TEST(test_killed_run_repaired_next_time)
 	ck_assert(!st.force_all);	/* task.c: a dying task releases the forced counters */
 
 	kperf_lib_unload();
-	struct lk_event *evs[] = { &ev_branch };
-	struct lk_evsel sel[1];
-	sel_init(sel, evs, 1, true);
 	struct backend_inst bi;
 	char err[512] = "";
-	ck_assert_msg(backend_inst_open(&bi, &backend_kperf, sel, 1, err, sizeof(err)) == 0, "open: %s", err);
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
 	struct lk_counts c[1];
 	struct runner_result res;
 	char *argv[] = { LAUKA_BUILD "/kperf-spin", "20", NULL };
