@@ -2,14 +2,8 @@
 # sampled is repeated and lengthened, not taken as "unsupported" (before: every configurable
 # event of the kperf stand-in's database came out unsupported)
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
-[ "$(uname -s)" = Linux ] || skip "Linux only"
-standin="$LAUKA_BUILD/libkperf-standin.so"
-[ -f "$standin" ] || skip "stand-in library not built"
-export LAUKA_KPERF_PATH="$standin" LAUKA_KPERFDATA_PATH="$standin" LAUKA_STANDIN_STATE="$PWD/standin.state"
-mkdir kpep
-cp "$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist" kpep/chip.plist
-ln -s chip.plist kpep/cpu_100000c_2_1b588bb3.plist
-export KPEP_DB_PATH="$PWD/kpep" LAUKA_DB="$PWD/lauka.db"
+kperf_standin "$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist"
+export LAUKA_DB="$PWD/lauka.db"
 
 run "$LAUKA" calibrate --backend kperf --quick
 printf '%s\n' "$err" | grep -q "built without the catalogue database" && skip "this lauka has no catalogue database"

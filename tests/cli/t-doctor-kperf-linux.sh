@@ -1,13 +1,6 @@
 # lauka doctor's macOS facts, measured on the model of XNU (the kperf stand-in) with real probes
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
-[ "$(uname -s)" = Linux ] || skip "Linux only"
-standin="$LAUKA_BUILD/libkperf-standin.so"
-[ -f "$standin" ] || skip "stand-in library not built"
-export LAUKA_KPERF_PATH="$standin" LAUKA_KPERFDATA_PATH="$standin" LAUKA_STANDIN_STATE="$PWD/standin.state"
-mkdir kpep
-cp "$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist" kpep/chip.plist
-ln -s chip.plist kpep/cpu_100000c_2_1b588bb3.plist
-export KPEP_DB_PATH="$PWD/kpep"
+kperf_standin "$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist"
 
 # As root: every fact holds on the model; the numbers are the model's rules (2+5 / 2+8, 3 records, 100 ms).
 run "$LAUKA" doctor --backend kperf

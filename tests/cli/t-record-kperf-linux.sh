@@ -1,24 +1,16 @@
 # kperf on Linux: never listed or chosen by default; with the stand-in frameworks the whole record path runs
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
-[ "$(uname -s)" = Linux ] || skip "Linux only"
-standin="$LAUKA_BUILD/libkperf-standin.so"
-[ -f "$standin" ] || skip "stand-in library not built"
 a14="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
 [ -f "$a14" ] || a14="$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist"
+# The stand-in reports the M1 cpu string; the a14 catalogue is served under that name.
+kperf_standin "$a14"
 
-run "$LAUKA" --backend kperf -- true
+run env -u LAUKA_KPERF_PATH -u LAUKA_KPERFDATA_PATH "$LAUKA" --backend kperf -- true
 expect_rc 1; expect_err "unknown backend 'kperf'"
 
-export LAUKA_KPERF_PATH="$standin" LAUKA_KPERFDATA_PATH="$standin" LAUKA_STANDIN_STATE="$PWD/standin.state"
 run "$LAUKA" version
 expect_rc 0
 printf '%s\n' "$out" | grep -q kperf && fail "version lists kperf on Linux: $out"
-
-# The stand-in reports the M1 cpu string; serve the a14 catalogue under that name, as /usr/share/kpep does.
-mkdir kpep
-cp "$a14" kpep/chip.plist
-ln -s chip.plist kpep/cpu_100000c_2_1b588bb3.plist
-export KPEP_DB_PATH="$PWD/kpep"
 [ "$a14" = "${a14%tiny.plist}" ] || skip "../shared/kpep-data/a14.plist not found"
 
 run "$LAUKA" --color never --backend kperf -m l1d_cache_miss_ld_nonspec,core_active_cycle -- "$LAUKA_BUILD/kperf-spin 20"
