@@ -34,6 +34,20 @@ static char *path_in(const char *name)
 	return xasprintf("%s/%s", dir, name);
 }
 
+/* A database at path holding the tiny kpep fixture's catalogue. */
+static void store_tiny(const char *path)
+{
+	char err[512];
+	struct db *db;
+	struct lk_pmu p;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	ck_assert_int_eq(kpep_parse_file(LAUKA_SRCDIR "/tests/fixtures/kpep/tiny.plist", &p, err, sizeof(err)), 0);
+	const struct lk_pmu *one = &p;
+	ck_assert_int_eq(db_import(db, &one, 1, NULL, err, sizeof(err)), 0);
+	db_close(db);
+	pmu_release(&p);
+}
+
 /* A generated catalogue using every field, with masks and encodings above 2^63. */
 static void make_perf(struct lk_pmu *p, const char *desc)
 {
@@ -208,14 +222,7 @@ START_TEST(test_catalog_kpep)
 {
 	/* catalog_open with a stored kpep catalogue and the rusage backend. */
 	char *path = path_in("c.db"), err[512];
-	struct db *db;
-	struct lk_pmu p;
-	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
-	ck_assert_int_eq(kpep_parse_file(LAUKA_SRCDIR "/tests/fixtures/kpep/tiny.plist", &p, err, sizeof(err)), 0);
-	const struct lk_pmu *one = &p;
-	ck_assert_int_eq(db_import(db, &one, 1, NULL, err, sizeof(err)), 0);
-	db_close(db);
-	pmu_release(&p);
+	store_tiny(path);
 
 	struct catalog *cat;
 	struct catalog_opts o = { .db_path = path, .pmu_name = "tiny" };
@@ -394,14 +401,9 @@ static const struct {
 START_TEST(test_altered_rows)
 {
 	char *path = path_in("alt.db"), err[512];
+	store_tiny(path);
 	struct db *db;
 	struct lk_pmu p;
-	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
-	ck_assert_int_eq(kpep_parse_file(LAUKA_SRCDIR "/tests/fixtures/kpep/tiny.plist", &p, err, sizeof(err)), 0);
-	const struct lk_pmu *one = &p;
-	ck_assert_int_eq(db_import(db, &one, 1, NULL, err, sizeof(err)), 0);
-	db_close(db);
-	pmu_release(&p);
 	if (!altered[_i].expect) {
 		sqlite3 *h;
 		ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
