@@ -144,7 +144,6 @@ static void store_sample(struct record *rec, struct record_cmd *c)
 		 * (a 0 there would drag the mean of a sampled event toward nothing). */
 		bool counted = ct->supported && (ct->running || !ct->enabled);
 		c->vals[i][c->done] = counted ? (double)ct->value : NAN;
-		c->counted[i] += counted;
 		if (counted && ct->scaled && ct->coverage < c->coverage[i])
 			c->coverage[i] = ct->coverage;
 	}

@@ -892,7 +892,6 @@ void record_cmd_alloc(struct record *rec, struct record_cmd *c, unsigned long ru
 		c->vals[i] = xcalloc(r, sizeof(double));
 	c->rows = xcalloc(n, sizeof(*c->rows));
 	c->coverage = xcalloc(n, sizeof(*c->coverage));
-	c->counted = xcalloc(n, sizeof(*c->counted));
 	for (size_t i = 0; i < rec->ncols; i++)
 		c->coverage[i] = 1;
 	if (c->hook[HOOK_CHECK])
@@ -906,7 +905,6 @@ void record_cmd_free(struct record *rec, struct record_cmd *c)
 	free(c->vals);
 	free(c->rows);
 	free(c->coverage);
-	free(c->counted);
 	free(c->check_ok);
 	free(c->ref);
 	free(c->detail);

@@ -50,7 +50,7 @@ static void compute_rows(struct record *rec, struct record_cmd *c)
 		row->name = rec->cols[i].label;
 		row->unit = rec->cols[i].unit;
 		stats_compute(c->vals[i], c->done, &row->st);
-		row->not_counted = c->counted[i] == 0;
+		row->not_counted = row->st.n == 0;	/* not counted in any run (NaN samples are left out) */
 		row->scaled = c->coverage[i] < 1;
 		row->coverage = c->coverage[i];
 		const struct lk_stats *ref = c->done ? reference(rec, c, i) : NULL;

@@ -103,7 +103,6 @@ struct record_cmd {
 	size_t checks_passed;
 	struct report_row *rows;		/* [col], filled when the command is finished */
 	double *coverage;			/* [col] lowest counted fraction */
-	size_t *counted;			/* [col] runs the event was counted in */
 	bool set_up, finished, stopped, cleaned_up;
 	int exit_code;				/* what stopped it, 0 if nothing */
 	const char *failed_step;		/* "command", "setup", ... or NULL */
