@@ -51,7 +51,12 @@ static int set_runs(struct record_opts *o, const char *v)
 		char *comma = strchr(w, ',');
 		if (comma)
 			*comma = '\0';
-		r = one_runs(w, &o->runs_each[o->nruns_each]);	/* an empty value is an error too */
+		if (!*w) {
+			error("invalid number of runs '' in -n '%s'", v);
+			fix("give one whole number per command, separated by commas, e.g. -n 10,5");
+			r = -1;
+		} else
+			r = one_runs(w, &o->runs_each[o->nruns_each]);
 		w = comma ? comma + 1 : NULL;
 	}
 	free(copy);
