@@ -66,7 +66,7 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 OPT      ?= -O2 -g
 CFLAGS   ?=
-# -iquote: src/sched.h must not shadow the system <sched.h> that <spawn.h> includes.
+# Includes name their folder ("catalog/sched.h"), so no header of ours can shadow a system one.
 CPPFLAGS += -iquote src -iquote $(BUILD)/gen
 ifeq ($(UNAME_S),Darwin)
 CPPFLAGS += -D_DARWIN_C_SOURCE
@@ -93,9 +93,9 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null)
 CPPFLAGS += -DLAUKA_VERSION='"$(VERSION)"' -DLAUKA_GIT_REV='"$(GIT_REV)"'
 
-# Everything in src/ except main() goes into a static library that the
-# tests link against too.
-SRC      := $(filter-out src/lauka.c,$(wildcard src/*.c))
+# Everything in src/ (one folder per layer, src/README.md) except main() and
+# the spawner program goes into a static library that the tests link against too.
+SRC      := $(sort $(filter-out src/lauka.c src/spawn/lauka-spawn.c,$(shell find src -name '*.c')))
 OBJ      := $(SRC:src/%.c=$(BUILD)/src/%.o)
 LIB      := $(BUILD)/liblauka.a
 LAUKA    := $(BUILD)/lauka

@@ -60,4 +60,4 @@ fuzz-coverage:
 	$(Q)rm -f $(FUZZ_COV)/*.profraw
 	$(Q)LLVM_PROFILE_FILE=$(FUZZ_COV)/replay.profraw $(FUZZ_COV)/fuzz-replay $(FUZZ_CORPUS) tests/fuzz/crashes
 	$(Q)llvm-profdata merge -o $(FUZZ_COV)/replay.profdata $(FUZZ_COV)/replay.profraw
-	$(Q)llvm-cov report $(FUZZ_COV)/fuzz-replay -instr-profile=$(FUZZ_COV)/replay.profdata src/kpep.c src/pmu.c src/sched.c src/db.c
+	$(Q)llvm-cov report $(FUZZ_COV)/fuzz-replay -instr-profile=$(FUZZ_COV)/replay.profdata src/catalog/kpep.c src/catalog/pmu.c src/catalog/sched.c src/catalog/db.c

@@ -1,6 +1,6 @@
 # mk/macos.mk: macOS support checked on Linux.
 #
-#   make check-macos   compile every src/*.c and probes/ C file for
+#   make check-macos   compile every src/**/*.c and probes/ C file for
 #                      aarch64-macos and x86_64-macos with zig cc
 #                      (scripts/zig.sh installs zig into .cache/zig once)
 #
@@ -24,7 +24,7 @@ $(SPIN): $(SPIN_SRC)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(CPPFLAGS) $(LK_CFLAGS) -pthread -o $@ $< $(LK_LDFLAGS) -pthread
 
-$(STANDIN_SO): $(STANDIN_SRC) tests/support/kperf-standin.h src/backend-kperf.h src/kperf-agg.h
+$(STANDIN_SO): $(STANDIN_SRC) tests/support/kperf-standin.h src/backend/kperf/kperf.h src/backend/kperf/agg.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(CPPFLAGS) -Itests/support $(LK_CFLAGS) -fPIC -shared -pthread -o $@ $< $(LK_LDFLAGS)

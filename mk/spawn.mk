@@ -1,10 +1,10 @@
 # lauka-spawn: the small program every measured command is started from
-# (src/spawner.h says why).  Static where the C library allows it (its
+# (src/spawn/spawner.h says why).  Static where the C library allows it (its
 # resident size is the floor of every peak_rss), never sanitized, fixed flags.
-SPAWN_SRC    := src/spawn/lauka-spawn.c src/spawner.c
+SPAWN_SRC    := src/spawn/lauka-spawn.c src/spawn/spawner.c
 SPAWN_CFLAGS := -std=c11 -O2 $(WARN) -D_GNU_SOURCE -iquote src
 ifneq ($(UNAME_S),Darwin)
-$(BUILD)/lauka-spawn: $(SPAWN_SRC) src/spawner.h mk/spawn.mk
+$(BUILD)/lauka-spawn: $(SPAWN_SRC) src/spawn/spawner.h mk/spawn.mk
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(SPAWN_CFLAGS) -static -o $@ $(SPAWN_SRC) 2>/dev/null || $(CC) $(SPAWN_CFLAGS) -o $@ $(SPAWN_SRC)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # scripts/check-macos.sh: compile-check every macOS source on Linux with
-# zig cc (scripts/zig.sh installs it on first use): each src/*.c, each C
+# zig cc (scripts/zig.sh installs it on first use): each src/**/*.c, each C
 # file under probes/ and, when check.h is installed, the unit tests and the
 # kperf stand-in, for every target below, with the project's warnings
 # and -Werror.  Objects are thrown away: this proves the code compiles
@@ -66,7 +66,7 @@ done
 echo "#define LAUKA_LIBEXEC_REL \"$(sh scripts/relpath.sh /usr/local/bin /usr/local/libexec)\"" > "$tmp/gen/install-dirs.h"
 
 export ZIG_GLOBAL_CACHE_DIR="$root/.cache/zig/cache" ZIG_LOCAL_CACHE_DIR="$root/.cache/zig/cache"
-srcs="$(ls src/*.c; find probes -name '*.c' 2>/dev/null | sort || true) $tests"
+srcs="$(find src -name '*.c' | sort; find probes -name '*.c' 2>/dev/null | sort || true) $tests"
 flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
  -D_DARWIN_C_SOURCE -DLAUKA_VERSION=\"check\" -DLAUKA_GIT_REV=\"check\" -iquote src -iquote $tmp/gen -isystem $tmp/inc
  -iquote tests -DLAUKA_SRCDIR=\"$root\" -DLAUKA_BUILD=\"$root/build\""

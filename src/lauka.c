@@ -4,9 +4,9 @@
  * a check that stdout could be written (a full disk or a closed pipe is a
  * collection error, exit 2, not silent success).
  */
-#include "builtin.h"
-#include "error.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

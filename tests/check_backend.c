@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "backend.h"
-#include "error.h"
-#include "runner.h"
-#include "perf-events.h"
-#include "pmu.h"
+#include "backend/backend.h"
+#include "base/error.h"
+#include "spawn/runner.h"
+#include "backend/perf-events.h"
+#include "catalog/pmu.h"
 
 static const struct {
 	struct lk_counts in;

@@ -7,10 +7,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend-valgrind.h"
-#include "calib.h"
-#include "error.h"
-#include "util.h"
+#include "backend/valgrind.h"
+#include "catalog/calib.h"
+#include "base/error.h"
+#include "base/util.h"
 
 static const char *const probes[] = { "alu", "chase", "branch", "store" };
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
+#include "base/cmdline.h"
 
 static const struct {
 	const char *in;

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "db.h"
-#include "error.h"
-#include "kpep.h"
-#include "util.h"
+#include "machine/catalog.h"
+#include "catalog/db.h"
+#include "base/error.h"
+#include "catalog/kpep.h"
+#include "base/util.h"
 
 static char dir[64];
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "error.h"
-#include "util.h"
+#include "catalog/db.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include "migrate-001.sql.inc"
 #include "migrate-002.sql.inc"

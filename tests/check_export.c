@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
+#include "output/export.h"
 
 static char *capture(void (*fn)(FILE *, const char *), const char *s)
 {

@@ -8,11 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "error.h"
-#include "kpep.h"
-#include "sha256.h"
-#include "util.h"
+#include "backend/backend.h"
+#include "base/error.h"
+#include "catalog/kpep.h"
+#include "base/sha256.h"
+#include "base/util.h"
 
 #define FIX LAUKA_SRCDIR "/tests/fixtures/kpep/"
 #define SHARED LAUKA_SRCDIR "/../shared/kpep-data/"
@@ -389,7 +389,7 @@ START_TEST(test_bom)
 			  , NULL
 #endif
 	);
-	ck_assert_msg(root == NULL, "libplist now reads a BOM plist: revisit the comment in kpep.c");
+	ck_assert_msg(root == NULL, "libplist now reads a BOM plist: revisit the comment in catalog/kpep.c");
 	struct lk_pmu p;
 	char err[256] = "";
 	ck_assert_msg(kpep_parse(bom, n + 3, "bom.plist", &p, err, sizeof(err)) == 0, "%s", err);

@@ -1,5 +1,5 @@
 /*
- * check_kperf.c: the kperf backend on Linux.  The pure parts (kperf-agg.c)
+ * check_kperf.c: the kperf backend on Linux.  The pure parts (backend/kperf/agg.c)
  * with tables of records; the backend itself against the model of XNU's
  * rules (tests/support/kperf-standin.c, build/libkperf-standin.so) loaded
  * through $LAUKA_KPERF_PATH / $LAUKA_KPERFDATA_PATH, driven by the real
@@ -22,12 +22,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend-kperf.h"
-#include "error.h"
-#include "kperf-agg.h"
-#include "runner.h"
+#include "backend/kperf/kperf.h"
+#include "base/error.h"
+#include "backend/kperf/agg.h"
+#include "spawn/runner.h"
 #include "support/kperf-standin.h"
-#include "util.h"
+#include "base/util.h"
 
 #define STANDIN LAUKA_BUILD "/libkperf-standin.so"
 
@@ -372,7 +372,7 @@ static struct lk_event ev_install = { .name = "INST_ALL", .number = 0x8c, .count
 static struct lk_event ev_retire = { .name = "RETIRE_UOP", .number = 0x1, .counters_mask = 0x80, .fixed_counter = -1 };
 static struct lk_event ev_missing = { .name = "NOT_IN_KPERFDATA", .number = 0x99, .counters_mask = 0x3fc, .fixed_counter = -1 };
 
-/* The M1-M3 default set (backend-kperf.c kperf_defaults): three of them need PMC5-7. */
+/* The M1-M3 default set (backend/kperf/kperf.c kperf_defaults): three of them need PMC5-7. */
 static struct lk_event *const m1_defaults[] = { &ev_branch, &ev_mispred, &ev_l1dns, &ev_l1i, &ev_instr, &ev_cycles };
 
 static void *standin_handle;
@@ -507,7 +507,7 @@ START_TEST(test_catalog_locates_plist)
 	char err[512];
 	ck_assert_int_eq(backend_kperf.catalog(&pmu, err, sizeof(err)), -LK_ENOENT);
 	ck_assert_msg(strstr(err, "cpu_100000c_2_5f4dea93.plist"), "err: %s", err);
-	/* Found through the cpu_* symlink, parsed by kpep.c. */
+	/* Found through the cpu_* symlink, parsed by catalog/kpep.c. */
 	char *link = xasprintf("%s/cpu_100000c_2_5f4dea93.plist", dir);
 	ck_assert_int_eq(symlink(LAUKA_SRCDIR "/tests/fixtures/kpep/tiny.plist", link), 0);
 	ck_assert_msg(backend_kperf.catalog(&pmu, err, sizeof(err)) == 0, "catalog: %s", err);
@@ -534,7 +534,7 @@ END_TEST
  * F1 against the model, with the old order of calls: the count read before
  * the counters are forced is 2+5, the kernel logs 2+8 once they are, and the
  * M1 default set lands on PMC5-7, so the old check "map[a] >= ncounters"
- * (backend-kperf.c before this change) refused counter 7 of 7.
+ * (backend/kperf/kperf.c before this change) refused counter 7 of 7.
  */
 START_TEST(test_f1_old_order_fails)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "plot.h"
+#include "output/plot.h"
 
 static const struct {
 	double v[4];

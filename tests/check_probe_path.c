@@ -1,7 +1,7 @@
 /* check_probe_path.c: joining the binary's directory and the installed probe's relative path. */
 #include <check.h>
 
-#include "probe-path.h"
+#include "base/probe-path.h"
 
 static const struct {
 	const char *dir, *rel, *want;

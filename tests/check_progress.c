@@ -2,7 +2,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "progress.h"
+#include "base/progress.h"
 
 static const struct {
 	double elapsed, done, total;

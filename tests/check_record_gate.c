@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record-gate.h"
+#include "stats/gate.h"
 
 static const struct {
 	const char *spec;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record-order.h"
+#include "record/order.h"
 
 static const struct {
 	size_t n;

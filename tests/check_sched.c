@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "kpep.h"
-#include "sched.h"
-#include "util.h"
+#include "base/error.h"
+#include "catalog/kpep.h"
+#include "catalog/sched.h"
+#include "base/util.h"
 
 /* An M1-like catalogue (masks as in a14.plist, kpep.md 3.2), or M4-like when m4 is set. */
 static void make_pmu(struct lk_pmu *p, bool m4)
@@ -201,7 +201,7 @@ END_TEST
 
 /*
  * A fixed event with a general counters_mask and no fallback (a hand-made
- * catalogue; kpep.c now refuses such a plist).  It used to be placed on a
+ * catalogue; catalog/kpep.c now refuses such a plist).  It used to be placed on a
  * general counter, which `counters --check` read as "its fallback" and
  * dereferenced a NULL fallback.  Now it takes its own counter or none.
  */
@@ -232,7 +232,7 @@ START_TEST(test_fixed_without_fallback)
 }
 END_TEST
 
-/* The definition in sched.h, directly: O(n^2) per event, for comparison only. */
+/* The definition in catalog/sched.h, directly: O(n^2) per event, for comparison only. */
 static void naive_incompat(const struct lk_pmu *p, const struct lk_event *ev, char *buf, size_t len)
 {
 	int full = __builtin_popcountll(p->config_mask);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "stats.h"
+#include "stats/compare.h"
+#include "stats/stats.h"
 
 #define EPS 1e-9
 

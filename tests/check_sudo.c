@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sudo.h"
-#include "util.h"
+#include "base/sudo.h"
+#include "base/util.h"
 
 static const struct {
 	const char *uid, *gid;

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend-valgrind.h"
-#include "error.h"
-#include "util.h"
+#include "backend/valgrind.h"
+#include "base/error.h"
+#include "base/util.h"
 
 static const char *const all13[] = { "Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
 				     "D1mw", "DLmw", "Bc", "Bcm", "Bi", "Bim" };

@@ -17,13 +17,13 @@
 
 #include <plist/plist.h>
 
-#include "backend-xctrace.h"
-#include "db.h"
-#include "error.h"
-#include "util.h"
-#include "xctrace-agg.h"
-#include "xctrace-parse.h"
-#include "xctrace-template.h"
+#include "backend/xctrace/xctrace.h"
+#include "catalog/db.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "backend/xctrace/agg.h"
+#include "backend/xctrace/parse.h"
+#include "backend/xctrace/template.h"
 
 #define DATA LAUKA_SRCDIR "/../shared/xctrace-data/"
 #define FIX LAUKA_SRCDIR "/tests/fixtures/xctrace/"

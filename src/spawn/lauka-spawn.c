@@ -1,10 +1,10 @@
 /*
  * lauka-spawn: the spawner program lauka starts once per invocation (see
- * src/spawner.h).  Linked statically and without sanitizers so that its
+ * src/spawn/spawner.h).  Linked statically and without sanitizers so that its
  * address space, which every command execs from, stays a few hundred KB.
  *   lauka-spawn REQ_FD REP_FD DEVNULL_FD ERR_FD LAUKA_PID
  */
-#include "spawner.h"
+#include "spawn/spawner.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -45,13 +45,13 @@ for v in $help_verbs; do
 	done
 	for o in $m; do
 		printf '%s\n' "$h" | grep -qx -- "$o" ||
-			say "'lauka help $v' (src/cmd-help.c): missing option $o (it is in doc/lauka.1, section '$v')"
+			say "'lauka help $v' (src/cmd/help.c): missing option $o (it is in doc/lauka.1, section '$v')"
 	done
 done
 [ "$nchecked" -ge 20 ] || fail "only $nchecked options found in the help texts: the parser is broken"
 
 # Every environment variable the source reads is in ENVIRONMENT (LAUKA_TEST_* are test hooks).
-envs=$(cat "$LAUKA_SRCDIR"/src/*.c | grep -o 'getenv("[A-Z_0-9]*")\|env_or("[A-Z_0-9]*"' | sed 's/.*("\([A-Z_0-9]*\)".*/\1/' | sort -u | grep -v '^LAUKA_TEST_')
+envs=$(find "$LAUKA_SRCDIR"/src -name '*.c' -exec cat {} + | grep -o 'getenv("[A-Z_0-9]*")\|env_or("[A-Z_0-9]*"' | sed 's/.*("\([A-Z_0-9]*\)".*/\1/' | sort -u | grep -v '^LAUKA_TEST_')
 man_envs=$(awk '/^\.Sh / { on = ($2 == "ENVIRONMENT"); next } on && /^\.It Ev / { for (i = 3; i <= NF; i++) if ($i != ",") print $i }' "$man_src" | sort -u)
 [ -n "$envs" ] || fail "found no getenv() calls in src/"
 for e in $envs; do

@@ -11,12 +11,12 @@
  * replays tests/fuzz/corpus and tests/fuzz/crashes without clang.  Any
  * broken invariant aborts, so the fuzzer reports it as a crash.
  */
-#include "db.h"
-#include "error.h"
-#include "kpep.h"
-#include "pmu.h"
-#include "sched.h"
-#include "util.h"
+#include "catalog/db.h"
+#include "base/error.h"
+#include "catalog/kpep.h"
+#include "catalog/pmu.h"
+#include "catalog/sched.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

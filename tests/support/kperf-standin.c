@@ -12,8 +12,8 @@
  * process that switched sampling on, as the records a real kernel logs
  * belong to its buffer.
  */
-#include "backend-kperf.h"
-#include "kperf-agg.h"
+#include "backend/kperf/kperf.h"
+#include "backend/kperf/agg.h"
 #include "kperf-standin.h"
 
 #include <dirent.h>

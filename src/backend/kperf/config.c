@@ -1,0 +1,270 @@
+/*
+ * backend/kperf/config.c: lauka's event assignment as a kpc configuration (see
+ * backend/kperf/config.h).  The two fixed events are always added first: the scope
+ * check needs FIXED_INSTRUCTIONS, and with the fixed class in the config
+ * kpep_config_kpc_map() gives absolute kpc indices that line up with the
+ * thread samples (reference/kpep.md 4.5, xnu-kperf.md section 4).  The
+ * selected events follow in the order kperf_agg_order() computes, so
+ * kperfdata's first-fit allocator lands each on the counter lauka's
+ * scheduler chose.
+ */
+#include "backend/kperf/config.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kpep_event *db_event(kpep_db *db, const char *const *names)
+{
+	for (; *names; names++) {
+		kpep_event *ev = NULL;
+		if (kperf_fn.kpep_db_event(db, *names, &ev) == 0 && ev)
+			return ev;
+	}
+	return NULL;
+}
+
+void kperf_config_free(struct kperf_config *c)
+{
+	if (c->cfg && kperf_fn.kpep_config_free)
+		kperf_fn.kpep_config_free(c->cfg);
+	if (c->db && kperf_fn.kpep_db_free)
+		kperf_fn.kpep_db_free(c->db);
+	free(c->slot);
+	free(c->role);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The candidates: fixed cycles and instructions, then the selection (explicit events first). */
+struct cands {
+	kpep_event **evs;
+	uint64_t *mask;
+	bool *fixed, *placed;
+	int *ctr;
+	size_t *order, *cand_of, *pos;
+	size_t n;
+};
+
+static void cands_free(struct cands *k)
+{
+	free(k->evs);
+	free(k->mask);
+	free(k->fixed);
+	free(k->placed);
+	free(k->ctr);
+	free(k->order);
+	free(k->cand_of);
+	free(k->pos);
+}
+
+static int collect(struct kperf_config *c, struct lk_evsel *sel, size_t nsel, struct cands *k, char *err, size_t len)
+{
+	static const char *const cyc_names[] = { "Cycles", "FIXED_CYCLES", "CPU_CLK_UNHALTED.THREAD", NULL };
+	static const char *const ins_names[] = { "Instructions", "FIXED_INSTRUCTIONS", "INST_RETIRED.ANY", NULL };
+	size_t cap = nsel + 2;
+	k->evs = xcalloc(cap, sizeof(*k->evs));
+	k->mask = xcalloc(cap, sizeof(*k->mask));
+	k->fixed = xcalloc(cap, sizeof(*k->fixed));
+	k->placed = xcalloc(cap, sizeof(*k->placed));
+	k->ctr = xcalloc(cap, sizeof(*k->ctr));
+	k->order = xcalloc(cap, sizeof(*k->order));
+	k->pos = xcalloc(cap, sizeof(*k->pos));
+	k->cand_of = xcalloc(nsel ? nsel : 1, sizeof(*k->cand_of));
+	k->evs[0] = db_event(c->db, cyc_names);
+	k->evs[1] = db_event(c->db, ins_names);
+	if (!k->evs[0] || !k->evs[1]) {
+		lk_errbuf(err, len, "kperfdata's database has no fixed cycles/instructions events");
+		return -LK_ENOTSUP;
+	}
+	for (k->n = 0; k->n < 2; k->n++) {
+		k->fixed[k->n] = true;
+		k->ctr[k->n] = -1;
+	}
+	bool all_assigned = true;
+	/* Explicit events before defaults, so a set that does not fit drops defaults first. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nsel; i++) {
+			struct lk_evsel *s = &sel[i];
+			if (s->explicit != (pass == 0))
+				continue;
+			const char *names[] = { s->ev->name, NULL };
+			kpep_event *ev = db_event(c->db, names);
+			if (!ev) {
+				s->err = -LK_ENOENT;
+				lk_errbuf(s->why, sizeof(s->why), "'%s' is not in kperfdata's database for this cpu",
+					  s->ev->name);
+				k->cand_of[i] = SIZE_MAX;
+				continue;
+			}
+			size_t j;
+			for (j = 0; j < k->n && k->evs[j] != ev; j++)
+				;
+			k->cand_of[i] = j;
+			if (j < k->n)
+				continue;	/* the same event twice (e.g. fixed_instructions) */
+			k->evs[j] = ev;
+			k->fixed[j] = s->ev->fixed_counter >= 0;
+			k->mask[j] = s->ev->counters_mask;
+			k->ctr[j] = s->counter;
+			all_assigned &= k->fixed[j] || s->counter >= 0;
+			k->n++;
+		}
+	}
+	if (!all_assigned)
+		for (size_t j = 0; j < k->n; j++)
+			k->ctr[j] = -1;
+	return 0;
+}
+
+/* Add the candidates in k->order; returns how many the config took (k->pos: each one's position). */
+static int add_all(struct kperf_config *c, struct lk_evsel *sel, size_t nsel, struct cands *k, char *err, size_t len)
+{
+	for (size_t j = 0; j < k->n; j++)
+		k->pos[j] = SIZE_MAX;
+	c->added = 0;
+	for (size_t o = 0; o < k->n; o++) {
+		size_t j = k->order[o];
+		if (!k->placed[j])
+			continue;
+		uint32_t conflict = 0;
+		kpep_event *ev = k->evs[j];
+		int r = kperf_fn.kpep_config_add_event(c->cfg, &ev, 0, &conflict);
+		if (r == 0) {
+			k->pos[j] = c->added++;
+			continue;
+		}
+		if (j < 2)	/* the fixed events are not optional */
+			return kperf_kpep_error(r, errno, err, len);
+		for (size_t i = 0; i < nsel; i++)
+			if (k->cand_of[i] == j)
+				sel[i].err = kperf_kpep_error(r, errno, sel[i].why, sizeof(sel[i].why));
+	}
+	for (size_t i = 0; i < nsel; i++) {
+		if (k->cand_of[i] == SIZE_MAX || sel[i].err || k->placed[k->cand_of[i]])
+			continue;
+		sel[i].err = -LK_ESCHED;
+		lk_errbuf(sel[i].why, sizeof(sel[i].why), "no counter left for it: its counters are all taken by the other events");
+	}
+	if (c->added > KPERF_MAX_COUNTERS) {
+		lk_errbuf(err, len, "too many events for kpc (%zu)", c->added);
+		return -LK_ESCHED;
+	}
+	return 0;
+}
+
+int kperf_config_build(struct kperf_config *c, struct lk_evsel *sel, size_t nsel, char *err, size_t len)
+{
+	const struct kperf_fns *f = &kperf_fn;
+	memset(c, 0, sizeof(*c));
+	c->nsel = nsel;
+	c->slot = xcalloc(nsel ? nsel : 1, sizeof(*c->slot));
+	c->role = xcalloc(nsel ? nsel : 1, sizeof(*c->role));
+	for (size_t i = 0; i < nsel; i++)
+		c->slot[i] = SIZE_MAX;
+	int r = f->kpep_db_create(NULL, &c->db);
+	if (r)
+		return kperf_kpep_error(r, errno, err, len);
+	if ((r = f->kpep_config_create(c->db, &c->cfg)))
+		return kperf_kpep_error(r, errno, err, len);
+	if ((r = f->kpep_config_force_counters(c->cfg)) && r != 1)	/* 1: already forced */
+		return kperf_kpep_error(r, errno, err, len);
+
+	struct cands k;
+	memset(&k, 0, sizeof(k));
+	int ret = collect(c, sel, nsel, &k, err, len);
+	if (ret == 0) {
+		kperf_agg_order(k.mask, k.fixed, k.ctr, k.n, k.order, k.placed);
+		ret = add_all(c, sel, nsel, &k, err, len);
+	}
+	size_t map[KPERF_MAX_COUNTERS];
+	if (ret == 0 && ((r = f->kpep_config_kpc_classes(c->cfg, &c->classes)) ||
+			 (r = f->kpep_config_kpc_map(c->cfg, map, sizeof(map)))))
+		ret = kperf_kpep_error(r, errno, err, len);
+	if (ret == 0) {
+		for (size_t a = 0; a < c->added; a++)
+			c->kpc[a] = map[a];
+		c->cyc_idx = c->kpc[k.pos[0]];
+		c->instr_idx = c->kpc[k.pos[1]];
+		for (size_t i = 0; i < nsel; i++) {
+			c->role[i] = KPERF_ROLE_SAMPLED;
+			if (k.cand_of[i] == SIZE_MAX || sel[i].err || k.pos[k.cand_of[i]] == SIZE_MAX)
+				continue;
+			c->slot[i] = c->kpc[k.pos[k.cand_of[i]]];
+			if (c->slot[i] == c->instr_idx)
+				c->role[i] = KPERF_ROLE_INSTRUCTIONS;
+			else if (c->slot[i] == c->cyc_idx)
+				c->role[i] = KPERF_ROLE_CYCLES;
+		}
+	}
+	cands_free(&k);
+	return ret;
+}
+
+int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t len)
+{
+	const struct kperf_fns *f = &kperf_fn;
+	size_t nwords = 0;
+	int r;
+	if ((r = f->kpep_config_kpc_count(c->cfg, &nwords)))
+		return kperf_kpep_error(r, errno, err, len);
+	uint64_t words[KPERF_MAX_COUNTERS] = { 0 };
+	if (nwords > KPERF_MAX_COUNTERS) {
+		lk_errbuf(err, len, "kperfdata wants %zu config words", nwords);
+		return -LK_EINVAL;
+	}
+	if (nwords && (r = f->kpep_config_kpc(c->cfg, words, nwords * sizeof(uint64_t))))
+		return kperf_kpep_error(r, errno, err, len);
+	c->count_unforced = f->kpc_get_counter_count(c->classes);
+	/*
+	 * Forced once per process and kept until exit: releasing and forcing
+	 * again within microseconds races the power manager's asynchronous
+	 * acknowledgement (kpc_common.c kpc_pm_acknowledge), which can un-force
+	 * them later and shift the sample layout (xnu-kperf.md F3).
+	 */
+	if (!*forced) {
+		if ((r = KPERF_CALL(f->kpc_force_all_ctrs_set(1), "kpc_force_all_ctrs_set", err, len)))
+			return r;
+		*forced = true;
+	}
+	int v = 0;
+	errno = 0;
+	r = f->kpc_force_all_ctrs_get(&v);
+	int e = kperf_call_errno(r, errno);
+	if (e)
+		return kperf_errno_error("kpc_force_all_ctrs_get", e, err, len);
+	if (!v) {
+		lk_errbuf(err, len, "kpc_force_all_ctrs_set(1) did not keep the counters forced (the power manager "
+			  "took them back)");
+		return -LK_EBUSY;
+	}
+	if ((c->classes & KPC_CLASS_CONFIGURABLE_MASK) && nwords &&
+	    (r = KPERF_CALL(f->kpc_set_config(c->classes, words), "kpc_set_config", err, len))) {
+		if (r == -LK_EPERM)	/* secure CPC: release kernels refuse events outside Apple's allow list */
+			lk_errbuf(err, len, "kpc_set_config refused the events (EPERM): not allowed on this kernel");
+		return r;
+	}
+	if ((r = KPERF_CALL(f->kpc_set_counting(c->classes), "kpc_set_counting", err, len)) ||
+	    (r = KPERF_CALL(f->kpc_set_thread_counting(c->classes), "kpc_set_thread_counting", err, len)))
+		return r;
+	/*
+	 * The values per thread sample: fixed by kpc_set_thread_counting from
+	 * the counter count at that moment (kpc_thread.c), which grows from
+	 * 2+5 to 2+8 on M1-M4 once the counters are forced (xnu-kperf.md F1).
+	 */
+	uint32_t now = f->kpc_get_counter_count(c->classes);
+	uint32_t frozen = f->kpc_get_counter_count(f->kpc_get_thread_counting());
+	if (now == 0 || now > KPERF_MAX_COUNTERS || now != frozen) {
+		lk_errbuf(err, len, "kpc reports %u counters for classes 0x%x but thread samples carry %u", (unsigned)now,
+			  (unsigned)c->classes, (unsigned)frozen);
+		return -LK_ENOTSUP;
+	}
+	c->ncounters = now;
+	for (size_t a = 0; a < c->added; a++)
+		if (c->kpc[a] >= c->ncounters) {
+			lk_errbuf(err, len, "kpep_config_kpc_map gave counter %zu of %zu", c->kpc[a], c->ncounters);
+			return -LK_EINVAL;
+		}
+	return 0;
+}

@@ -1,0 +1,221 @@
+/*
+ * backend/kperf/sample.c: PET sampling of the child's threads into the kdebug
+ * buffer, and the reader thread (see backend/kperf/sample.h).
+ *
+ * Why sampling: kpc_get_thread_counters() reads only the calling thread,
+ * so a parent cannot read its child's counters through kpc (kpep.md 4.9).
+ * kpc thread counting, on before the child is forked, gives every new
+ * thread its own counters from zero; lightweight PET, filtered on the
+ * child's pid (set while the child waits on the runner's gate; exec keeps
+ * the pid), logs the counters of the child's threads that are on core at
+ * every 1 ms PET tick, and of a thread coming on core in a new generation
+ * (kptimer.c, pet.c; xnu-kperf.md F4).
+ *
+ * Order rules: timers, the PET timer and lightweight PET are refused with
+ * EBUSY while sampling is on, so they are set once before the first run;
+ * kperf_sample_set(1) is ECANCELED without actions; the trace must be set
+ * up (KERN_KDSETUP) before KERN_KDENABLE.  The pid filter is compared at
+ * each sample (action.c), so changing it between runs is enough.
+ */
+#include "backend/kperf/sample.h"
+#include "base/error.h"
+#include "backend/kperf/fw.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define KPERF_SAMPLER_PMC_THREAD (1u << 4)
+#define KPERF_ACTION_COUNT 1u		/* action ids are 1-based: 0 is "no action" */
+#define KPERF_TIMER_COUNT 2u		/* timer ids are 0-based */
+#define KPERF_ACTION_ID 1u
+#define KPERF_TIMER_ID 1u
+#define SAMPLE_PERIOD_NS 1000000u	/* PET period: 1 ms, the kernel's minimum (kptimer.c) */
+#define KDEBUG_RECORDS 262144		/* kernel trace buffer (64 bytes each) */
+#define READ_CHUNK 65536		/* records per KERN_KDREADTR */
+#define READ_INTERVAL_NS 10000000L	/* reader thread wake-up */
+
+static int kd(int op, int arg, void *buf, size_t *len, const char *what, char *err, size_t elen)
+{
+	size_t zero = 0;
+	return kperf_seam_error(kperf_sys->kdebug(op, arg, buf, len ? len : &zero), what, err, elen);
+}
+
+int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, size_t len)
+{
+	const struct kperf_fns *f = &kperf_fn;
+	int r;
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	s->sync_init = true;
+	kperf_agg_init(&s->agg, ncounters, KPERF_BASE_ZERO);
+	s->buf = xcalloc(READ_CHUNK, sizeof(*s->buf));
+	s->setup = true;	/* from here on teardown() must undo */
+	if ((r = KPERF_CALL(f->kperf_action_count_set(KPERF_ACTION_COUNT), "kperf_action_count_set", err, len)) ||
+	    (r = KPERF_CALL(f->kperf_timer_count_set(KPERF_TIMER_COUNT), "kperf_timer_count_set", err, len)) ||
+	    (r = KPERF_CALL(f->kperf_action_samplers_set(KPERF_ACTION_ID, KPERF_SAMPLER_PMC_THREAD),
+			    "kperf_action_samplers_set", err, len)) ||
+	    (r = KPERF_CALL(f->kperf_timer_period_set(KPERF_TIMER_ID, f->kperf_ns_to_ticks(SAMPLE_PERIOD_NS)),
+			    "kperf_timer_period_set", err, len)) ||
+	    (r = KPERF_CALL(f->kperf_timer_action_set(KPERF_TIMER_ID, KPERF_ACTION_ID), "kperf_timer_action_set",
+			    err, len)) ||
+	    (r = KPERF_CALL(f->kperf_timer_pet_set(KPERF_TIMER_ID), "kperf_timer_pet_set", err, len)))
+		return r;
+	int on = 1;
+	if ((r = kperf_seam_error(kperf_sys->sysctl_int("kperf.lightweight_pet", &on, NULL), "kperf.lightweight_pet",
+				  err, len)))
+		return r;
+	struct kperf_kdreg reg = { .type = KPERF_KDBG_VALCHECK, .value1 = KPERF_DEBUGID_THREAD };
+	size_t reglen = sizeof(reg);
+	if ((r = kd(KPERF_KD_SETBUF, KDEBUG_RECORDS, NULL, NULL, "kdebug setbuf", err, len)) ||
+	    (r = kd(KPERF_KD_SETUP, 0, NULL, NULL, "kdebug setup", err, len)) ||
+	    (r = kd(KPERF_KD_SETREG, 0, &reg, &reglen, "kdebug setreg", err, len)))
+		return r;
+	return 0;
+}
+
+/* Drain the trace buffer into the aggregation. */
+static int drain(struct kperf_sampler *s)
+{
+	for (;;) {
+		size_t got = READ_CHUNK * sizeof(struct kperf_kdbuf);
+		int r = kperf_sys->kdebug(KPERF_KD_READTR, 0, s->buf, &got);
+		if (r < 0)
+			return r;
+		if (got > READ_CHUNK)
+			got = READ_CHUNK;
+		kperf_agg_feed(&s->agg, s->buf, got);
+		if (got < READ_CHUNK)
+			return 0;
+	}
+}
+
+static void *reader_main(void *arg)
+{
+	struct kperf_sampler *s = arg;
+	pthread_mutex_lock(&s->mu);
+	while (!s->stop) {
+		/* A timed wait on a condition (not a sleep), so stop() need not wait out the interval. */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += READ_INTERVAL_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->wake, &s->mu, &ts);
+		if (s->stop)
+			break;
+		pthread_mutex_unlock(&s->mu);
+		int r = drain(s);
+		pthread_mutex_lock(&s->mu);
+		if (r < 0) {
+			s->err = kperf_errno_error("kdebug read", -r, s->why, sizeof(s->why));
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+int kperf_sampler_start(struct kperf_sampler *s, pid_t pid, char *err, size_t len)
+{
+	const struct kperf_fns *f = &kperf_fn;
+	int r;
+	kperf_agg_reset(&s->agg);
+	s->err = 0;
+	s->why[0] = '\0';
+	s->stop = false;	/* no reader thread runs between runs */
+	s->sampling = true;	/* from here on stop() must undo */
+	if ((r = KPERF_CALL(f->kperf_action_filter_set_by_pid(KPERF_ACTION_ID, (int32_t)pid),
+			    "kperf_action_filter_set_by_pid", err, len)) ||
+	    (r = kd(KPERF_KD_ENABLE, 1, NULL, NULL, "kdebug enable", err, len)) ||
+	    (r = KPERF_CALL(f->kperf_sample_set(1), "kperf_sample_set", err, len)))
+		return r;
+	/* The reader must not take lauka's SIGINT/SIGTERM: the runner's handler forwards them. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int pr = pthread_create(&s->reader, NULL, reader_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pr) {
+		lk_errbuf(err, len, "cannot start the kdebug reader thread: %s", strerror(pr));
+		return -LK_EIO;
+	}
+	s->reader_on = true;
+	return 0;
+}
+
+int kperf_sampler_stop(struct kperf_sampler *s, char *err, size_t len)
+{
+	int first = 0, r;
+	char tmp[256];
+	if (s->reader_on) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = true;
+		pthread_cond_signal(&s->wake);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->reader, NULL);
+		s->reader_on = false;
+	}
+	if (!s->sampling)
+		return 0;
+	s->sampling = false;
+	if ((r = KPERF_CALL(kperf_fn.kperf_sample_set(0), "kperf_sample_set", tmp, sizeof(tmp))) < 0) {
+		first = r;
+		lk_errbuf(err, len, "%s", tmp);
+	}
+	if ((r = kd(KPERF_KD_ENABLE, 0, NULL, NULL, "kdebug enable 0", tmp, sizeof(tmp))) < 0 && !first) {
+		first = r;
+		lk_errbuf(err, len, "%s", tmp);
+	}
+	/* What the last moments of the run logged is still in the buffer. */
+	if (!s->err && (r = drain(s)) < 0 && !first)
+		first = kperf_errno_error("kdebug read", -r, err, len);
+	return first;
+}
+
+int kperf_sampler_teardown(struct kperf_sampler *s, char *err, size_t len)
+{
+	int first = 0, r;
+	char tmp[256];
+	if (!s->setup)
+		return 0;
+	s->setup = false;
+	/* kdebug first, kperf second: once both are reset the kernel releases ktrace ownership. */
+	if ((r = kd(KPERF_KD_ENABLE, 0, NULL, NULL, "kdebug enable 0", tmp, sizeof(tmp))) < 0) {
+		first = r;
+		lk_errbuf(err, len, "%s", tmp);
+	}
+	if ((r = kd(KPERF_KD_REMOVE, 0, NULL, NULL, "kdebug remove", tmp, sizeof(tmp))) < 0 && !first) {
+		first = r;
+		lk_errbuf(err, len, "%s", tmp);
+	}
+	/* kperf_reset also switches lightweight PET off (kppet_reset). */
+	if ((r = KPERF_CALL(kperf_fn.kperf_reset(), "kperf_reset", tmp, sizeof(tmp))) < 0 && !first) {
+		first = r;
+		lk_errbuf(err, len, "%s", tmp);
+	}
+	return first;
+}
+
+void kperf_sampler_release(struct kperf_sampler *s)
+{
+	char why[256];
+	if (kperf_loaded()) {
+		kperf_sampler_stop(s, why, sizeof(why));
+		kperf_sampler_teardown(s, why, sizeof(why));
+	}
+	kperf_agg_release(&s->agg);
+	free(s->buf);
+	s->buf = NULL;
+	if (s->sync_init) {
+		pthread_mutex_destroy(&s->mu);
+		pthread_cond_destroy(&s->wake);
+		s->sync_init = false;
+	}
+}

@@ -1,0 +1,373 @@
+/*
+ * backend/perf-events.c: building the "linux" catalogue from the kernel's ABI
+ * constants and from sysfs.  The generic events are what the kernel maps
+ * to each PMU's own encoding; on a VM without a PMU they stay listed (the
+ * kernel still accepts the names) and opening them fails with ENOENT,
+ * which the perf backend reports as unsupported.
+ */
+#include "backend/perf-events.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifdef __linux__
+#include <linux/perf_event.h>
+#else
+/* Values from the Linux UAPI, so the catalogue logic compiles everywhere. */
+enum { PERF_TYPE_HARDWARE = 0, PERF_TYPE_SOFTWARE = 1, PERF_TYPE_HW_CACHE = 3 };
+#endif
+
+struct generic {
+	const char *name, *desc, *unit;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* The numbers are the kernel's PERF_COUNT_HW_* and PERF_COUNT_SW_* values. */
+static const struct generic generic_events[] = {
+	{ "cycles", "CPU cycles (core clock, while the task runs)", NULL, PERF_TYPE_HARDWARE, 0 },
+	{ "instructions", "Retired instructions", NULL, PERF_TYPE_HARDWARE, 1 },
+	{ "cache-references", "Last-level cache accesses (PMU-specific mapping)", NULL, PERF_TYPE_HARDWARE, 2 },
+	{ "cache-misses", "Last-level cache misses (PMU-specific mapping)", NULL, PERF_TYPE_HARDWARE, 3 },
+	{ "branches", "Retired branch instructions", NULL, PERF_TYPE_HARDWARE, 4 },
+	{ "branch-misses", "Mispredicted branch instructions", NULL, PERF_TYPE_HARDWARE, 5 },
+	{ "bus-cycles", "Bus cycles", NULL, PERF_TYPE_HARDWARE, 6 },
+	{ "stalled-cycles-frontend", "Cycles the front end delivered no instructions", NULL, PERF_TYPE_HARDWARE, 7 },
+	{ "stalled-cycles-backend", "Cycles the back end could not retire", NULL, PERF_TYPE_HARDWARE, 8 },
+	{ "ref-cycles", "Reference cycles (constant rate, not scaled by frequency)", NULL, PERF_TYPE_HARDWARE, 9 },
+	{ "cpu-clock", "CPU time of the task, from the cpu clock", "ns", PERF_TYPE_SOFTWARE, 0 },
+	{ "task-clock", "CPU time of the task, from the task clock", "ns", PERF_TYPE_SOFTWARE, 1 },
+	{ "page-faults", "Page faults (minor and major)", NULL, PERF_TYPE_SOFTWARE, 2 },
+	{ "context-switches", "Context switches (counted in the kernel)", NULL, PERF_TYPE_SOFTWARE, 3 },
+	{ "cpu-migrations", "Moves of the task to another CPU (counted in the kernel)", NULL, PERF_TYPE_SOFTWARE, 4 },
+	{ "minor-faults", "Page faults served without I/O", NULL, PERF_TYPE_SOFTWARE, 5 },
+	{ "major-faults", "Page faults that needed I/O", NULL, PERF_TYPE_SOFTWARE, 6 },
+	{ "alignment-faults", "Unaligned accesses fixed up by the kernel", NULL, PERF_TYPE_SOFTWARE, 7 },
+	{ "emulation-faults", "Instructions emulated by the kernel", NULL, PERF_TYPE_SOFTWARE, 8 },
+};
+
+static const struct {
+	const char *alias, *target;
+} generic_aliases[] = {
+	{ "cpu-cycles", "cycles" },
+	{ "branch-instructions", "branches" },
+	{ "faults", "page-faults" },
+	{ "cs", "context-switches" },
+	{ "migrations", "cpu-migrations" },
+	{ "idle-cycles-frontend", "stalled-cycles-frontend" },
+	{ "idle-cycles-backend", "stalled-cycles-backend" },
+};
+
+/* PERF_COUNT_HW_CACHE_* ids, ops and results; config = id | op << 8 | result << 16. */
+static const struct {
+	const char *name, *desc;
+} caches[] = {
+	{ "L1-dcache", "level 1 data cache" },
+	{ "L1-icache", "level 1 instruction cache" },
+	{ "LLC", "last-level cache" },
+	{ "dTLB", "data TLB" },
+	{ "iTLB", "instruction TLB" },
+	{ "branch", "branch prediction unit" },
+	{ "node", "local memory node" },
+};
+static const struct {
+	const char *one, *many;
+} cache_ops[] = { { "load", "loads" }, { "store", "stores" }, { "prefetch", "prefetches" } };
+
+static void add_generic(struct lk_pmu *pmu)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(generic_events); i++) {
+		const struct generic *g = &generic_events[i];
+		struct lk_event ev = {
+			.name = (char *)g->name, .description = (char *)g->desc, .unit = (char *)g->unit,
+			.perf_type = g->type, .number = g->config, .fixed_counter = -1,
+		};
+		pmu_add_event(pmu, &ev);
+	}
+	for (size_t c = 0; c < ARRAY_SIZE(caches); c++) {
+		for (size_t op = 0; op < ARRAY_SIZE(cache_ops); op++) {
+			for (int miss = 0; miss < 2; miss++) {
+				char name[64], desc[128];
+				snprintf(name, sizeof(name), "%s-%s", caches[c].name,
+					 miss ? cache_ops[op].one : cache_ops[op].many);
+				if (miss)
+					strcat(name, "-misses");
+				snprintf(desc, sizeof(desc), "%s of the %s (%s)", miss ? "Misses" : "Accesses",
+					 caches[c].desc, cache_ops[op].many);
+				struct lk_event ev = {
+					.name = name, .description = desc, .perf_type = PERF_TYPE_HW_CACHE,
+					.number = c | op << 8 | (uint64_t)miss << 16, .fixed_counter = -1,
+				};
+				pmu_add_event(pmu, &ev);
+			}
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(generic_aliases); i++)
+		pmu_add_alias(pmu, generic_aliases[i].alias, generic_aliases[i].target);
+}
+
+/* Set the bits of `spec` ("config1:0-7,32-35") from `value`, low bits first. */
+static int apply_format(const char *spec, uint64_t value, uint64_t config[3])
+{
+	int word;
+	const char *p;
+	if (!strncmp(spec, "config2:", 8))
+		word = 2, p = spec + 8;
+	else if (!strncmp(spec, "config1:", 8))
+		word = 1, p = spec + 8;
+	else if (!strncmp(spec, "config:", 7))
+		word = 0, p = spec + 7;
+	else
+		return -1;
+	unsigned used = 0;
+	while (*p && *p != '\n') {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+		if (end == p)
+			return -1;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p)
+				return -1;
+		}
+		if (hi < lo || hi > 63)
+			return -1;
+		for (unsigned long b = lo; b <= hi; b++, used++)
+			if (used < 64 && (value >> used & 1))
+				config[word] |= 1ull << b;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',' && *end != '\n')
+			return -1;
+	}
+	if (used < 64 && value >> used)
+		return -1;	/* value wider than its field */
+	return 0;
+}
+
+int perf_encode_terms(const char *terms, const struct perf_format *formats, size_t nformats,
+		      uint64_t config[3], char *err, size_t len)
+{
+	config[0] = config[1] = config[2] = 0;
+	const char *p = terms;
+	while (*p && *p != '\n') {
+		const char *end = strpbrk(p, ",\n");
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char term[128];
+		if (n >= sizeof(term)) {
+			lk_errbuf(err, len, "term too long in '%s'", terms);
+			return -LK_EINVAL;
+		}
+		memcpy(term, p, n);
+		term[n] = '\0';
+		char *eq = strchr(term, '=');
+		uint64_t value = 1;	/* a bare flag term means =1 */
+		if (eq) {
+			*eq = '\0';
+			char *e;
+			value = strtoull(eq + 1, &e, 0);
+			if (e == eq + 1 || *e) {
+				lk_errbuf(err, len, "bad value in term '%s=%s'", term, eq + 1);
+				return -LK_EINVAL;
+			}
+		}
+		size_t f;
+		for (f = 0; f < nformats; f++)
+			if (!strcmp(formats[f].name, term))
+				break;
+		if (f == nformats) {
+			lk_errbuf(err, len, "unknown format term '%s'", term);
+			return -LK_EINVAL;
+		}
+		if (apply_format(formats[f].spec, value, config) < 0) {
+			lk_errbuf(err, len, "term '%s' does not fit format '%s'", term, formats[f].spec);
+			return -LK_EINVAL;
+		}
+		if (!end || *end == '\n')
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
+static const char *sysfs_root(void)
+{
+	const char *r = getenv("LAUKA_SYSFS_PMUS");
+	return r && *r ? r : "/sys/bus/event_source/devices";
+}
+
+static char *read_small(const char *path)
+{
+	char *buf;
+	size_t n;
+	if (lk_read_file(path, 4096, &buf, &n) < 0)
+		return NULL;
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names in a directory (without . and ..), or NULL. */
+static char **list_dir(const char *path, size_t *n)
+{
+	DIR *d = opendir(path);
+	*n = 0;
+	if (!d)
+		return NULL;
+	char **names = NULL;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		names = xrealloc(names, (*n + 1) * sizeof(*names));
+		names[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof(*names), cmp_str);
+	return names;
+}
+
+static void free_list(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int has_suffix(const char *s, const char *sfx)
+{
+	size_t a = strlen(s), b = strlen(sfx);
+	return a > b && !strcmp(s + a - b, sfx);
+}
+
+/* snprintf that reports truncation, so a too-long sysfs path is skipped, not misread. */
+static int pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int pathf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static void add_sysfs_pmu(struct lk_pmu *pmu, const char *dir, const char *pmu_name)
+{
+	char path[4096];
+	char *type_s = pathf(path, sizeof(path), "%s/type", dir) < 0 ? NULL : read_small(path);
+	if (!type_s)
+		return;
+	uint32_t type = (uint32_t)strtoul(type_s, NULL, 10);
+	free(type_s);
+
+	size_t nfmt = 0, nev = 0;
+	char **fmt_names = pathf(path, sizeof(path), "%s/format", dir) < 0 ? NULL : list_dir(path, &nfmt);
+	struct perf_format *fmts = xcalloc(nfmt ? nfmt : 1, sizeof(*fmts));
+	for (size_t i = 0; i < nfmt; i++) {
+		fmts[i].name = fmt_names[i];
+		fmts[i].spec = pathf(path, sizeof(path), "%s/format/%s", dir, fmt_names[i]) < 0 ? NULL : read_small(path);
+		if (!fmts[i].spec)
+			fmts[i].spec = xstrdup("");
+	}
+	char **ev_names = pathf(path, sizeof(path), "%s/events", dir) < 0 ? NULL : list_dir(path, &nev);
+	for (size_t i = 0; i < nev; i++) {
+		const char *e = ev_names[i];
+		if (has_suffix(e, ".scale") || has_suffix(e, ".unit") || has_suffix(e, ".per-pkg") ||
+		    has_suffix(e, ".snapshot"))
+			continue;
+		char *terms = pathf(path, sizeof(path), "%s/events/%s", dir, e) < 0 ? NULL : read_small(path);
+		if (!terms)
+			continue;
+		uint64_t cfg[3];
+		char why[128];
+		if (perf_encode_terms(terms, fmts, nfmt, cfg, why, sizeof(why)) < 0) {
+			free(terms);
+			continue;	/* an encoding lauka cannot express is not offered */
+		}
+		char *scale = pathf(path, sizeof(path), "%s/events/%s.scale", dir, e) < 0 ? NULL : read_small(path);
+		char *unit = pathf(path, sizeof(path), "%s/events/%s.unit", dir, e) < 0 ? NULL : read_small(path);
+		char name[512];
+		snprintf(name, sizeof(name), "%s/%s/", pmu_name, e);
+		char *desc = xasprintf("%s PMU event %s (%s)%s%s%s%s", pmu_name, e, terms,
+				       scale ? "; raw count, multiply by " : "", scale ? scale : "",
+				       scale && unit ? " for " : "", scale && unit ? unit : "");
+		struct lk_event ev = {
+			.name = name, .description = desc, .perf_type = type, .number = cfg[0],
+			.config1 = cfg[1], .config2 = cfg[2], .fixed_counter = -1,
+		};
+		pmu_add_event(pmu, &ev);
+		free(desc);
+		free(scale);
+		free(unit);
+		free(terms);
+	}
+	for (size_t i = 0; i < nfmt; i++)
+		free((char *)fmts[i].spec);
+	free(fmts);
+	free_list(fmt_names, nfmt);
+	free_list(ev_names, nev);
+}
+
+int perf_have_core_pmu(void)
+{
+	static const char *const core[] = { "cpu", "cpu_core", "cpu_atom", "armv8_pmuv3", "armv8_pmuv3_0",
+					    "apple_firestorm_pmu", "apple_icestorm_pmu" };
+	char path[4096];
+	struct stat st;
+	for (size_t i = 0; i < ARRAY_SIZE(core); i++) {
+		if (pathf(path, sizeof(path), "%s/%s", sysfs_root(), core[i]) == 0 && stat(path, &st) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int perf_events_catalog(struct lk_pmu *pmu, char *err, size_t len)
+{
+	memset(pmu, 0, sizeof(*pmu));
+	pmu->kind = xstrdup("perf");
+	pmu->name = xstrdup("linux");
+	pmu->source = xstrdup(sysfs_root());
+	char *model = NULL;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[512];
+		while (!model && fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+			if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5))) {
+				colon++;
+				while (*colon == ' ' || *colon == '\t')
+					colon++;
+				colon[strcspn(colon, "\n")] = '\0';
+				model = xstrdup(colon);
+			}
+		}
+		fclose(f);
+	}
+	pmu->marketing_name = model ? model : xstrdup("Linux perf events");
+	pmu->arch = xstrdup(pmu_host_arch() ? pmu_host_arch() : "unknown");
+	add_generic(pmu);
+	size_t n = 0;
+	char **pmus = list_dir(sysfs_root(), &n);
+	for (size_t i = 0; i < n; i++) {
+		char dir[4096];
+		if (pathf(dir, sizeof(dir), "%s/%s", sysfs_root(), pmus[i]) == 0)
+			add_sysfs_pmu(pmu, dir, pmus[i]);
+	}
+	free_list(pmus, n);
+	(void)err;
+	(void)len;
+	return 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * backend/perf-events.h: the Linux perf event catalogue of this machine: generic
+ * hardware, hardware-cache and software events, plus every PMU's events in
+ * sysfs with their encodings, i.e. exactly what perf_event_open() can be
+ * asked for here.  Reads sysfs; never opens an event.
+ *
+ * $LAUKA_SYSFS_PMUS overrides /sys/bus/event_source/devices (tests).
+ */
+#ifndef LAUKA_PERF_EVENTS_H
+#define LAUKA_PERF_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/pmu.h"
+
+int perf_events_catalog(struct lk_pmu *out, char *err, size_t len);
+
+/*
+ * Encode "event=0x3c,umask=0x1,cmask=2" against a PMU's format directory
+ * contents.  `formats` is an array of {name, spec} where spec is what the
+ * format file holds ("config:0-7", "config1:0-15", "config:0-7,32-35").
+ * Pure.  Returns 0 or -LK_EINVAL with the offending term in err.
+ */
+struct perf_format {
+	const char *name;
+	const char *spec;
+};
+int perf_encode_terms(const char *terms, const struct perf_format *formats, size_t nformats,
+		      uint64_t config[3], char *err, size_t len);
+
+/* Is there a core PMU (cpu, cpu_core, armv8_pmuv3...)?  False on most VMs. */
+int perf_have_core_pmu(void);
+
+#endif

@@ -1,0 +1,81 @@
+/* base/error.c: error codes to text, and the one-line error/fix/tip printers. */
+#include "base/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static const char *const messages[LK_ELAST] = {
+	[LK_OK] = "success",
+	[LK_EINVAL] = "invalid argument",
+	[LK_ENOMEM] = "out of memory",
+	[LK_ENOENT] = "not found",
+	[LK_EPERM] = "permission denied",
+	[LK_ENOTSUP] = "not supported on this machine",
+	[LK_EBUSY] = "counters are in use by another process",
+	[LK_EDB] = "database error",
+	[LK_EPLIST] = "malformed kpep plist",
+	[LK_ESCHED] = "events cannot be scheduled together",
+	[LK_EIO] = "input/output error",
+	[LK_ECHILD] = "command could not be started",
+	[LK_EINTR] = "interrupted",
+};
+
+const char *lk_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= LK_ELAST || !messages[err])
+		return "unknown error";
+	return messages[err];
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void fix(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("fix: ", fmt, ap);
+	va_end(ap);
+}
+
+void tip(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("tip: ", fmt, ap);
+	va_end(ap);
+}
+
+void lk_errbuf(char *buf, size_t len, const char *fmt, ...)
+{
+	if (!buf || !len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,420 @@
+/*
+ * catalog/sched.c: counter assignment by bipartite matching, smallest conflicting
+ * subsets through Hall's theorem (a set of events fits exactly when every
+ * subset S of it may use at least |S| counters; so a smallest set that does
+ * not fit is a smallest S whose counters number fewer than |S|), and the
+ * incompat labels derived from the catalogue's masks.
+ */
+#include "catalog/sched.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCOUNTERS 64
+
+struct item {
+	size_t idx;		/* index into the caller's evs */
+	uint64_t allowed;	/* counters it may use */
+	int prefer;		/* its fixed counter, or -1 */
+	const struct lk_event *ev;
+};
+
+static int popcount(uint64_t m)
+{
+	int n = 0;
+	for (; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+static uint64_t available(const struct lk_pmu *pmu)
+{
+	uint64_t a = pmu->fixed_mask | pmu->config_mask;
+	return a ? a : ~UINT64_C(0);
+}
+
+/* Counters an event may use: its mask, and for a fixed event its fallback's mask too. */
+static uint64_t allowed_of(const struct lk_pmu *pmu, const struct lk_event *ev, int *prefer)
+{
+	uint64_t m = ev->counters_mask;
+	*prefer = -1;
+	if (ev->fixed_counter >= 0 && ev->fixed_counter < NCOUNTERS) {
+		/*
+		 * Its own counter, or its fallback's: any other counter would be
+		 * read as "program the fallback", so its own mask adds nothing.
+		 */
+		m = UINT64_C(1) << ev->fixed_counter;
+		*prefer = ev->fixed_counter;
+		const struct lk_event *fb = ev->fallback ? pmu_find_exact(pmu, ev->fallback) : NULL;
+		if (fb && fb->fixed_counter < 0)
+			m |= fb->counters_mask;
+	}
+	return m & available(pmu);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	int px = popcount(x->allowed), py = popcount(y->allowed);
+	if (px != py)
+		return px - py;
+	int c = strcmp(x->ev->name, y->ev->name);
+	if (c)
+		return c;
+	if (x->allowed != y->allowed)
+		return x->allowed < y->allowed ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The constrained events in canonical order; returns how many. */
+static size_t collect(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n, struct item *it)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!evs[i]->counters_mask && evs[i]->fixed_counter < 0)
+			continue;
+		it[k].idx = i;
+		it[k].ev = evs[i];
+		it[k].allowed = allowed_of(pmu, evs[i], &it[k].prefer);
+		k++;
+	}
+	qsort(it, k, sizeof(*it), cmp_item);
+	return k;
+}
+
+struct matching {
+	int owner[NCOUNTERS];	/* item index holding each counter, or -1 */
+	int seen[NCOUNTERS];
+	int stamp;
+};
+
+static int try_counter(struct matching *m, const struct item *it, size_t i, int c);
+
+static int augment(struct matching *m, const struct item *it, size_t i)
+{
+	if (it[i].prefer >= 0 && try_counter(m, it, i, it[i].prefer))
+		return 1;
+	for (int c = 0; c < NCOUNTERS; c++)
+		if (c != it[i].prefer && try_counter(m, it, i, c))
+			return 1;
+	return 0;
+}
+
+static int try_counter(struct matching *m, const struct item *it, size_t i, int c)
+{
+	if (!(it[i].allowed >> c & 1) || m->seen[c] == m->stamp)
+		return 0;
+	m->seen[c] = m->stamp;
+	if (m->owner[c] < 0 || augment(m, it, (size_t)m->owner[c])) {
+		m->owner[c] = (int)i;
+		return 1;
+	}
+	return 0;
+}
+
+/* Match the items listed in sel (indices into it); returns how many got a counter. */
+static size_t match(const struct item *it, const size_t *sel, size_t n, struct matching *m)
+{
+	size_t got = 0;
+	memset(m->seen, 0, sizeof(m->seen));
+	m->stamp = 0;
+	for (int c = 0; c < NCOUNTERS; c++)
+		m->owner[c] = -1;
+	for (size_t k = 0; k < n; k++) {
+		m->stamp++;
+		got += (size_t)augment(m, it, sel[k]);
+	}
+	return got;
+}
+
+static bool fits(const struct item *it, const size_t *sel, size_t n)
+{
+	struct matching m;
+	return match(it, sel, n, &m) == n;
+}
+
+/* Next k-combination of 0..n-1 in lexicographic order; false after the last. */
+static bool next_comb(size_t *c, size_t k, size_t n)
+{
+	size_t i = k;
+	while (i > 0 && c[i - 1] == n - k + i - 1)
+		i--;
+	if (i == 0)
+		return false;
+	c[i - 1]++;
+	for (size_t j = i; j < k; j++)
+		c[j] = c[j - 1] + 1;
+	return true;
+}
+
+/*
+ * Smallest Hall violator among the items: the first (canonical order) k-subset
+ * whose allowed counters number fewer than k, for the smallest such k.  The
+ * enumeration is bounded; past the bound the irreducible set found by
+ * deletion is used, which is minimal by inclusion if not by size.
+ */
+static size_t smallest_conflict(const struct item *it, size_t n, size_t *out)
+{
+	size_t *keep = xcalloc(n, sizeof(*keep)), nk = 0;
+	for (size_t i = 0; i < n; i++)
+		keep[nk++] = i;
+	for (size_t i = n; i-- > 0;) {
+		size_t *trial = xcalloc(n, sizeof(*trial)), nt = 0;
+		for (size_t j = 0; j < nk; j++)
+			if (keep[j] != i)
+				trial[nt++] = keep[j];
+		if (nt < nk && !fits(it, trial, nt)) {
+			memcpy(keep, trial, nt * sizeof(*trial));
+			nk = nt;
+		}
+		free(trial);
+	}
+	size_t best = nk;
+	memcpy(out, keep, nk * sizeof(*keep));
+	free(keep);
+
+	unsigned long budget = 2000000;
+	size_t c[NCOUNTERS + 1];
+	for (size_t k = 1; k < best && k <= NCOUNTERS; k++) {
+		for (size_t j = 0; j < k; j++)
+			c[j] = j;
+		do {
+			if (!budget--)
+				return best;
+			uint64_t u = 0;
+			for (size_t j = 0; j < k; j++)
+				u |= it[c[j]].allowed;
+			if ((size_t)popcount(u) < k) {
+				memcpy(out, c, k * sizeof(*c));
+				return k;
+			}
+		} while (next_comb(c, k, n));
+	}
+	return best;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n,
+		 int *counter, struct sched_conflict *conflict)
+{
+	struct item *it = xcalloc(n, sizeof(*it));
+	size_t k = collect(pmu, evs, n, it);
+	size_t *sel = xcalloc(k, sizeof(*sel));
+	for (size_t i = 0; i < k; i++)
+		sel[i] = i;
+	for (size_t i = 0; i < n; i++)
+		counter[i] = -1;
+	if (conflict)
+		conflict->n = 0;
+	struct matching m;
+	int rc = 0;
+	if (match(it, sel, k, &m) == k) {
+		for (int c = 0; c < NCOUNTERS; c++)
+			if (m.owner[c] >= 0)
+				counter[it[m.owner[c]].idx] = c;
+	} else {
+		rc = -LK_ESCHED;
+		size_t *sub = xcalloc(k, sizeof(*sub));
+		size_t ns = smallest_conflict(it, k, sub);
+		if (conflict) {
+			for (size_t i = 0; i < ns && conflict->n < SCHED_MAX_CONFLICT; i++)
+				conflict->idx[conflict->n++] = it[sub[i]].idx;
+			qsort(conflict->idx, conflict->n, sizeof(conflict->idx[0]), cmp_size);
+		}
+		free(sub);
+	}
+	free(sel);
+	free(it);
+	return rc;
+}
+
+size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n, size_t *pass_of)
+{
+	struct item *it = xcalloc(n, sizeof(*it));
+	size_t k = collect(pmu, evs, n, it);
+	size_t npass = n ? 1 : 0;
+	for (size_t i = 0; i < n; i++)
+		pass_of[i] = 0;
+	size_t *sel = xcalloc(k + 1, sizeof(*sel));
+	size_t *pass_item = xcalloc(k + 1, sizeof(*pass_item));
+	for (size_t i = 0; i < k; i++) {
+		size_t p;
+		for (p = 0;; p++) {
+			size_t ns = 0;
+			for (size_t j = 0; j < i; j++)
+				if (pass_item[j] == p)
+					sel[ns++] = j;
+			sel[ns++] = i;
+			/* An event that fits nowhere on its own still needs a pass of its own. */
+			if (p >= npass || fits(it, sel, ns))
+				break;
+		}
+		pass_item[i] = p;
+		if (p + 1 > npass)
+			npass = p + 1;
+		pass_of[it[i].idx] = p;
+	}
+	free(sel);
+	free(pass_item);
+	free(it);
+	return npass;
+}
+
+static const char *group_label(int size, char *buf, size_t len)
+{
+	static const char *const names[] = { NULL, "pair", "triple", "quad" };
+	if (size >= 1 && size <= 3)
+		return names[size];
+	snprintf(buf, len, "group%d", size);
+	return buf;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Groups by size, then by mask, so labels are stable. */
+static int cmp_group(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	int px = popcount(x), py = popcount(y);
+	if (px != py)
+		return px - py;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sum over subsets on the bits the masks use, when they use few: inside[g]
+ * for every g at once in O(b 2^b), independent of the number of events.
+ */
+#define SOS_MAX_BITS 16
+
+static uint64_t compress(uint64_t m, uint64_t universe)
+{
+	uint64_t r = 0;
+	int k = 0;
+	for (int i = 0; i < NCOUNTERS; i++)
+		if (universe >> i & 1) {
+			if (m >> i & 1)
+				r |= UINT64_C(1) << k;
+			k++;
+		}
+	return r;
+}
+
+void sched_groups_init(const struct lk_pmu *pmu, struct sched_groups *g)
+{
+	memset(g, 0, sizeof(*g));
+	int full = popcount(pmu->config_mask);
+	if (!full)
+		return;
+	/* Distinct non-zero masks with how many events have each: O(n log n). */
+	uint64_t *m = xcalloc(pmu->nevents + 1, sizeof(*m));
+	size_t n = 0;
+	for (size_t i = 0; i < pmu->nevents; i++)
+		if (pmu->events[i].counters_mask)
+			m[n++] = pmu->events[i].counters_mask;
+	qsort(m, n, sizeof(*m), cmp_u64);
+	size_t d = 0;
+	size_t *cnt = xcalloc(n + 1, sizeof(*cnt));
+	uint64_t universe = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!d || m[d - 1] != m[i]) {
+			m[d] = m[i];
+			cnt[d++] = 0;
+		}
+		cnt[d - 1]++;
+		universe |= m[i];
+	}
+	int bits = popcount(universe);
+	size_t *sos = NULL;
+	if (bits <= SOS_MAX_BITS) {
+		sos = xcalloc((size_t)1 << bits, sizeof(*sos));
+		for (size_t i = 0; i < d; i++)
+			sos[compress(m[i], universe)] += cnt[i];
+		for (int b = 0; b < bits; b++)
+			for (size_t x = 0; x < (size_t)1 << bits; x++)
+				if (x >> b & 1)
+					sos[x] += sos[x ^ ((size_t)1 << b)];
+	}
+	for (size_t i = 0; i < d; i++) {
+		int size = popcount(m[i]);
+		if (size >= full)
+			continue;
+		size_t inside = 0;
+		if (sos)
+			inside = sos[compress(m[i], universe)];
+		else	/* masks over more than SOS_MAX_BITS counters: pairwise over the distinct masks */
+			for (size_t j = 0; j < d; j++)
+				if (!(m[j] & ~m[i]))
+					inside += cnt[j];
+		if (inside > (size_t)size) {
+			g->mask = xrealloc(g->mask, (g->n + 1) * sizeof(*g->mask));
+			g->mask[g->n++] = m[i];
+		}
+	}
+	if (g->n > 1)
+		qsort(g->mask, g->n, sizeof(*g->mask), cmp_group);
+	g->full = full;
+	free(sos);
+	free(cnt);
+	free(m);
+}
+
+void sched_groups_release(struct sched_groups *g)
+{
+	free(g->mask);
+	memset(g, 0, sizeof(*g));
+}
+
+const char *sched_incompat_in(const struct sched_groups *g, const struct lk_event *ev, char *buf, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char tmp[24];
+	const char *prev = NULL;
+	size_t ng = 0;
+	for (size_t i = 0; ev->counters_mask && i < g->n; i++) {
+		if (ev->counters_mask & ~g->mask[i])
+			continue;
+		ng++;
+		const char *l = group_label(popcount(g->mask[i]), tmp, sizeof(tmp));
+		if (prev && !strcmp(prev, l))
+			continue;
+		strbuf_addf(&sb, "%s%s", sb.len ? "," : "", l);
+		prev = sb.buf + sb.len - strlen(l);
+	}
+	snprintf(buf, len, "%s", ng ? strbuf_str(&sb) : "none");
+	strbuf_release(&sb);
+	return buf;
+}
+
+const char *sched_incompat(const struct lk_pmu *pmu, const struct lk_event *ev, char *buf, size_t len)
+{
+	struct sched_groups g;
+	sched_groups_init(pmu, &g);
+	sched_incompat_in(&g, ev, buf, len);
+	sched_groups_release(&g);
+	return buf;
+}
+
+char *sched_conflict_names(const struct lk_event *const *evs, const struct sched_conflict *conflict)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < conflict->n; i++) {
+		char *name = pmu_display_name(evs[conflict->idx[i]]->name);
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", name);
+		free(name);
+	}
+	return sb.buf ? sb.buf : xstrdup("");
+}

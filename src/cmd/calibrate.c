@@ -1,0 +1,613 @@
+/*
+ * cmd/calibrate.c: `lauka calibrate [--backend B] [--quick] [--db PATH]`.
+ *
+ * Runs the probe workloads (build/lauka-probe) under a backend, measuring
+ * every schedulable event of its catalogue in as many passes as the
+ * scheduler needs, and judges each event against catalog/expectations.tsv
+ * (the rules and the arithmetic are in catalog/calib.c).  Verdicts and the full
+ * per-probe responses go into the database with machine, backend and date;
+ * `lauka counters --details` shows them and `lauka record` warns about
+ * events that failed.
+ *
+ * Each probe runs once unmeasured first (a warm-up: frequency scaling,
+ * page cache), then per pass at scale 1, 1x and 4x (catalog/calib.h says why
+ * three); off valgrind, in three rounds keeping the minimum of each.
+ *
+ *   $ lauka calibrate --backend valgrind --quick
+ *   event  verdict    profile            alu     chase   branch  store   expected
+ *   Ir     validated  work-like          2       3       8.5     9       alu 2 ±0.001; chase 3 ±0.001
+ *   ...
+ *   13 events: 10 validated, 0 failed, 3 silent, 0 linear, 0 unsupported, 0 unschedulable
+ */
+#include "backend/backend.h"
+#include "cmd/builtin.h"
+#include "catalog/calib.h"
+#include "machine/catalog.h"
+#include "catalog/db.h"
+#include "base/error.h"
+#include "cmd/options.h"
+#include "output/plot-out.h"
+#include "base/probe-path.h"
+#include "base/progress.h"
+#include "spawn/runner.h"
+#include "catalog/sched.h"
+#include "base/sudo.h"
+#include "base/util.h"
+#include "machine/xctrace-slots.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cal_opts {
+	const char *backend, *db;
+	bool quick;
+	const char *plot;		/* --plot FILE.svg */
+};
+
+/* What was measured for one catalogue event. */
+struct cal_event {
+	const struct lk_event *ev;
+	enum calib_state state;
+	char why[160];			/* reason when unsupported or unschedulable */
+	struct calib_counts counts[CALIB_MAX_PROBES];
+	struct calib_result res;
+};
+
+struct cal_run {
+	const struct lk_backend *be;
+	const struct lk_pmu *pmu;
+	const struct calib_scale *scales;
+	size_t nprobes;
+	char probe[PATH_MAX];
+	unsigned reps;			/* runs per scale; the minimum is kept */
+	struct runner run;
+	struct lk_progress prog;	/* one unit = one probe run */
+};
+
+static int usage_error(void)
+{
+	help_hint("calibrate");
+	return EXIT_USAGE;
+}
+
+static int parse_options(int argc, char **argv, struct cal_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return help_show("calibrate"), 1;
+		if (!strcmp(a, "--quick")) {
+			o->quick = true;
+			continue;
+		}
+		int r;
+		if ((r = opt_value(argc, argv, &i, "--backend", &o->backend)) ||
+		    (r = opt_value(argc, argv, &i, "--db", &o->db)) ||
+		    (r = opt_value(argc, argv, &i, "--plot", &o->plot))) {
+			if (r < 0)
+				return -1;
+			continue;
+		}
+		error(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+		return -1;
+	}
+	return 0;
+}
+
+static int choose_backend(const struct cal_opts *o, const struct lk_backend **out, int argc, char **argv)
+{
+	const char *name = o->backend ? o->backend : getenv("LAUKA_BACKEND");
+	const struct lk_backend *b;
+	if (!name || !*name) {
+		b = backend_default();
+		if (!b) {
+			error("no counter backend works here");
+			tip("see 'lauka version' for why each is disabled; 'lauka calibrate --backend valgrind' needs only valgrind");
+			return -EXIT_COUNTERS;
+		}
+		*out = b;
+		return 0;
+	}
+	b = options_backend(name);
+	if (!b)
+		return -EXIT_USAGE;
+	int r = options_backend_usable(b, argc, argv);
+	if (r < 0)
+		return r;
+	*out = b;
+	return 0;
+}
+
+/* "pass 2/3: chase 4x (n=4000000)": the pass, the probe, its scale, then the ETA; npasses 0: the warm-up. */
+static void progress(struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what, uint64_t n)
+{
+	if (npasses)
+		progress_show(&cr->prog, "pass %zu/%zu: %s %s (n=%llu)", pass + 1, npasses, probe, what,
+			      (unsigned long long)n);
+	else
+		progress_show(&cr->prog, "%s %s (n=%llu)", what, probe, (unsigned long long)n);
+}
+
+/* Run one probe once; returns 0, or -1 after printing why. */
+static int run_probe(struct cal_run *cr, size_t p, uint64_t n, struct backend_inst *bi,
+		     struct lk_counts *counts)
+{
+	const struct calib_scale *s = &cr->scales[p];
+	char scale[32];
+	snprintf(scale, sizeof(scale), "%llu", (unsigned long long)n);
+	char *argv[] = { cr->probe, (char *)s->probe, scale, (char *)s->arg, NULL };
+	struct runner_result res;
+	char err[512] = "";
+	struct lk_counts *cv[1] = { counts };
+	if (runner_run(&cr->run, cr->probe, argv, bi, bi ? 1 : 0, cv, &res, err, sizeof(err)) < 0) {
+		progress_clear(&cr->prog);
+		error("measuring probe '%s %s': %s", s->probe, scale, err);
+		return -1;
+	}
+	if (runner_interrupted)
+		return -1;
+	if (res.exec_errno || res.exit_code) {
+		progress_clear(&cr->prog);
+		if (res.exec_errno)
+			error("cannot execute '%s': %s", cr->probe, strerror(res.exec_errno));
+		else
+			error("probe '%s %s' failed with exit code %d", s->probe, scale, res.exit_code);
+		if (res.tail[0])
+			fprintf(stderr, "stderr of the probe:\n%s%s", res.tail,
+				res.tail[strlen(res.tail) - 1] == '\n' ? "" : "\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs of one probe and scale tried before an event that was not counted is given up on. */
+#define CAL_NOT_COUNTED_TRIES 5
+
+static void mark(struct cal_event *e, enum calib_state st, const char *why)
+{
+	e->state = st;
+	snprintf(e->why, sizeof(e->why), "%s", why && *why ? why : "not counted");
+}
+
+/*
+ * Measure one pass: open the backend on its events, dropping the ones it
+ * cannot count (marked unsupported), then every probe at scale 1, 1x, 4x.
+ */
+static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, size_t pass, size_t npasses)
+{
+	struct lk_evsel *sel = xcalloc(n ? n : 1, sizeof(*sel));
+	struct cal_event **live = xcalloc(n ? n : 1, sizeof(*live));
+	size_t nlive = 0;
+	for (size_t i = 0; i < n; i++)
+		live[nlive++] = evs[i];
+	struct backend_inst bi;
+	bool open = false;
+	char err[512] = "";
+	const struct lk_event **list = xcalloc(n ? n : 1, sizeof(*list));
+	int *counter = xcalloc(n ? n : 1, sizeof(*counter));
+	while (nlive) {
+		/* The counters the scheduler chose, as record does: a pass always fits. */
+		for (size_t i = 0; i < nlive; i++)
+			list[i] = live[i]->ev;
+		if (sched_assign(cr->pmu, list, nlive, counter, NULL) < 0)
+			for (size_t i = 0; i < nlive; i++)
+				counter[i] = -1;
+		for (size_t i = 0; i < nlive; i++) {
+			memset(&sel[i], 0, sizeof(sel[i]));
+			sel[i].ev = live[i]->ev;
+			sel[i].counter = counter[i];
+		}
+		if (backend_inst_open(&bi, cr->be, sel, nlive, err, sizeof(err)) < 0) {
+			for (size_t i = 0; i < nlive; i++)
+				mark(live[i], CALIB_UNSUPPORTED, err);
+			nlive = 0;
+			break;
+		}
+		size_t kept = 0;
+		for (size_t i = 0; i < nlive; i++) {
+			if (sel[i].err)
+				mark(live[i], CALIB_UNSUPPORTED, sel[i].why[0] ? sel[i].why : lk_strerror(sel[i].err));
+			else
+				live[kept++] = live[i];
+		}
+		if (kept == nlive) {
+			open = true;
+			break;
+		}
+		backend_inst_close(&bi);
+		nlive = kept;
+	}
+	int ret = 0;
+	struct lk_counts *counts = xcalloc(nlive ? nlive : 1, sizeof(*counts));
+	/* Rounds outermost: the repetitions of one probe and scale are spread
+	 * over the whole pass, so a burst of load on the machine (or on an SMT
+	 * sibling) cannot slow all of them. */
+	static const char *const what[3] = { "baseline", "1x", "4x" };
+	uint64_t base[CALIB_MAX_PROBES];	/* the baseline's scale per probe */
+	for (size_t p = 0; p < CALIB_MAX_PROBES; p++)
+		base[p] = 1;
+	for (unsigned round = 0; open && round < cr->reps && ret == 0; round++) {
+		for (size_t p = 0; p < cr->nprobes && ret == 0; p++) {
+			uint64_t n1 = cr->scales[p].n;
+			uint64_t scale[3] = { base[p], n1, 4 * n1 };
+			for (int k = 0; k < 3; k++) {
+				progress(cr, pass, npasses, cr->scales[p].probe, what[k], scale[k]);
+				/*
+				 * A sampled backend (kperf) sees no sample of a run much
+				 * shorter than its period, and the baseline at scale 1
+				 * takes about 1 ms: not counted is not "unsupported".
+				 * Such a run is repeated; in the first round a baseline
+				 * nobody saw moves to a 16x larger scale, up to n/4.
+				 */
+				bool missed = false;
+				for (int attempt = 0; attempt < CAL_NOT_COUNTED_TRIES; attempt++) {
+					if ((ret = run_probe(cr, p, scale[k], &bi, counts)) < 0)
+						break;
+					missed = false;
+					for (size_t i = 0; i < nlive; i++)
+						missed |= counts[i].supported && counts[i].enabled && !counts[i].running;
+					if (!missed)
+						break;
+					if (k == 0 && round == 0 && attempt == CAL_NOT_COUNTED_TRIES - 1 &&
+					    base[p] < n1 / 4) {
+						/* the last step lands on n/4 itself, whatever 16^k falls short of it */
+						base[p] = base[p] * 16 <= n1 / 4 ? base[p] * 16 : n1 / 4;
+						scale[0] = base[p];
+						attempt = -1;
+					}
+				}
+				if (ret < 0)
+					break;
+				progress_tick(&cr->prog);
+				for (size_t i = 0; i < nlive; i++) {
+					struct lk_counts *c = &counts[i];
+					struct calib_counts *cc = &live[i]->counts[p];
+					bool not_counted = c->supported && c->enabled && !c->running;
+					counts_scale(c);
+					if (!c->supported || not_counted) {
+						char why[160];
+						snprintf(why, sizeof(why), "not counted in %d runs of '%s' at scale %llu (no sample)",
+							 CAL_NOT_COUNTED_TRIES, cr->scales[p].probe, (unsigned long long)scale[k]);
+						/* Once measured in an earlier round, a missed run only loses a repetition. */
+						if (live[i]->state == CALIB_MEASURED && (round == 0 || !c->supported))
+							mark(live[i], CALIB_UNSUPPORTED, c->supported ? why : "the backend counted nothing");
+						continue;
+					}
+					cc->n = n1;
+					cc->n0 = base[p];
+					double v = (double)c->value;
+					double *dst = k == 0 ? &cc->c0 : k == 1 ? &cc->c1 : &cc->c4;
+					if (round == 0 || v < *dst)
+						*dst = v;
+				}
+			}
+		}
+	}
+	if (open)
+		backend_inst_close(&bi);
+	free(counts);
+	free(sel);
+	free(live);
+	free(list);
+	free(counter);
+	return ret;
+}
+
+static void fmt_response(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) < 5e-5)
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void print_table(const struct cal_run *cr, struct cal_event *evs, size_t n)
+{
+	size_t wname = strlen("event"), wver = strlen("verdict"), wprof = strlen("profile");
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(evs[i].ev->name);
+		wname = l > wname ? l : wname;
+		l = strlen(evs[i].res.verdict);
+		wver = l > wver ? l : wver;
+		l = strlen(evs[i].res.profile);
+		wprof = l > wprof ? l : wprof;
+	}
+	printf("%-*s  %-*s  %-*s", (int)wname, "event", (int)wver, "verdict", (int)wprof, "profile");
+	for (size_t p = 0; p < cr->nprobes; p++)
+		printf("  %-9s", cr->scales[p].probe);
+	printf("  expected\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct calib_result *r = &evs[i].res;
+		printf("%-*s  %-*s  %-*s", (int)wname, evs[i].ev->name, (int)wver, r->verdict, (int)wprof, r->profile);
+		for (size_t p = 0; p < cr->nprobes; p++) {
+			char v[32];
+			fmt_response(v, sizeof(v), r->response[p]);
+			printf("  %-9s", v);
+		}
+		printf("  %s\n", r->expect_text[0] ? r->expect_text : "-");
+	}
+}
+
+/* Reasons that differ only in the event they name are the same reason. */
+static bool same_reason(const struct cal_event *a, const struct cal_event *b)
+{
+	if (a->state != b->state)
+		return false;
+	const char *x = a->why, *y = b->why, *na = a->ev->name, *nb = b->ev->name;
+	size_t la = strlen(na), lb = strlen(nb);
+	while (*x && *y) {
+		if (!strncmp(x, na, la) && !strncmp(y, nb, lb)) {
+			x += la;
+			y += lb;
+		} else if (*x++ != *y++) {
+			return false;
+		}
+	}
+	return !*x && !*y;
+}
+
+/* One line per distinct reason why events could not be measured, and where linearity failed. */
+static void print_reasons(const struct cal_run *cr, struct cal_event *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(evs[i].res.verdict, "not linear"))
+			continue;
+		for (size_t p = 0; p < cr->nprobes; p++) {
+			const struct calib_result *r = &evs[i].res;
+			if (fabs(r->response[p]) <= CALIB_SILENT || calib_linear(&evs[i].counts[p]))
+				continue;
+			printf("not linear: '%s' on %s: %.4g per unit at 1x, %.4g at 4x\n", evs[i].ev->name,
+			       cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p]);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (evs[i].state == CALIB_MEASURED)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = same_reason(&evs[j], &evs[i]);
+		if (seen)
+			continue;
+		size_t count = 0;
+		for (size_t j = i; j < n; j++)
+			count += same_reason(&evs[j], &evs[i]);
+		printf("%s (%zu event%s, e.g. '%s'): %s\n", evs[i].res.verdict, count, count == 1 ? "" : "s",
+		       evs[i].ev->name, evs[i].why);
+	}
+}
+
+static int store(struct catalog *cat, const struct lk_backend *be, const struct cal_run *cr,
+		 struct cal_event *evs, size_t n)
+{
+	struct db_verdict *v = xcalloc(n ? n : 1, sizeof(*v));
+	struct db_probe_response *resp = xcalloc((n ? n : 1) * cr->nprobes, sizeof(*resp));
+	for (size_t i = 0; i < n; i++) {
+		struct db_probe_response *r = &resp[i * cr->nprobes];
+		for (size_t p = 0; p < cr->nprobes; p++) {
+			r[p].probe = cr->scales[p].probe;
+			r[p].per_unit_1x = evs[i].res.per_unit_1x[p];
+			r[p].per_unit_4x = evs[i].res.per_unit_4x[p];
+			r[p].expected = evs[i].res.expected[p];
+		}
+		v[i].event = evs[i].ev->name;
+		v[i].verdict = evs[i].res.verdict;
+		v[i].profile = evs[i].res.profile;
+		v[i].resp = r;
+		v[i].nresp = cr->nprobes;
+	}
+	char err[512] = "";
+	int r = db_store_calibration(catalog_db(cat), catalog_pmu(cat)->name, be->name, catalog_machine(cat), v, n,
+				     err, sizeof(err));
+	if (r < 0)
+		error("cannot store the verdicts: %s", err);
+	free(resp);
+	free(v);
+	return r;
+}
+
+/* The embedded catalog/expectations.tsv, or the file $LAUKA_EXPECTATIONS names (same format). */
+static int load_expectations(struct calib_expectations *exp)
+{
+	char err[512] = "";
+	const char *path = getenv("LAUKA_EXPECTATIONS");
+	if (!path || !*path) {
+		if (calib_expect_builtin(exp, err, sizeof(err)) < 0)
+			return error("%s", err);
+		return 0;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	int r = lk_read_file(path, 1 << 20, &text, &len);
+	if (r < 0)
+		return error("cannot read LAUKA_EXPECTATIONS='%s': %s", path, strerror(-r));
+	r = calib_expect_parse(text, exp, err, sizeof(err));
+	free(text);
+	if (r < 0)
+		return error("%s: %s", path, err);
+	return 0;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct cal_opts o = { 0 };
+	int pr = parse_options(argc, argv, &o);
+	if (pr > 0)
+		return 0;
+	if (pr < 0)
+		return usage_error();
+
+	struct cal_run cr = { 0 };
+	int r = choose_backend(&o, &cr.be, argc, argv);
+	if (r < 0)
+		return -r;
+	if (probe_path_find(cr.probe, sizeof(cr.probe)) < 0)
+		return EXIT_USAGE;
+	char perr[512];
+	if (o.plot && plot_path_check(o.plot, perr, sizeof(perr)) < 0) {
+		error("%s", perr);
+		return EXIT_USAGE;
+	}
+	/* xctrace: the guided mode's unlabelled slots, named by the probes (machine/xctrace-slots.c). */
+	if (!strcmp(cr.be->name, "xctrace"))
+		return xctrace_calibrate(cr.be, cr.probe, o.db, o.quick);
+
+	int rc = EXIT_COUNTERS;
+	struct catalog *cat = NULL;
+	struct cal_event *evs = NULL;
+	const struct lk_event **list = NULL;
+	struct cal_event **order = NULL;
+	size_t *pass_of = NULL;
+	bool runner_ok = false;
+	struct calib_expectations exp = { 0 };
+	char err[512] = "";
+
+	if (load_expectations(&exp) < 0)
+		goto out;
+	struct catalog_opts copts = { .db_path = o.db };
+	if (catalog_open(&cat, cr.be, &copts, err, sizeof(err)) < 0) {
+		error("cannot load the %s event catalogue: %s", cr.be->name, err);
+		goto out;
+	}
+	/* Its verdicts are stored at the end: find out now, not after the whole calibration, that they cannot be. */
+	if (db_check_writable(catalog_db(cat), err, sizeof(err)) < 0) {
+		error("%s", err);
+		tip("calibrate stores its verdicts in the database; nothing was measured");
+		goto out;
+	}
+	const struct lk_pmu *pmu = catalog_pmu(cat);
+	cr.pmu = pmu;
+	size_t n = pmu->nevents;
+	if (!n) {
+		error("the %s catalogue '%s' has no events to calibrate", cr.be->name, pmu->name);
+		goto out;
+	}
+	/* valgrind is exact and slow: one run per scale.  Elsewhere counts
+	 * carry noise (interrupts, page zeroing), so keep the minimum of three,
+	 * the estimator least disturbed by it. */
+	bool exact = !strcmp(cr.be->name, "valgrind");
+	cr.scales = calib_scales(o.quick, exact, &cr.nprobes);
+	cr.reps = exact ? 1 : 3;
+
+	/* Events the scheduler cannot place even alone never run; the rest go into passes. */
+	evs = xcalloc(n, sizeof(*evs));
+	list = xcalloc(n, sizeof(*list));
+	order = xcalloc(n, sizeof(*order));
+	pass_of = xcalloc(n, sizeof(*pass_of));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		evs[i].ev = &pmu->events[i];
+		int counter;
+		struct sched_conflict conflict;
+		if (sched_assign(pmu, &evs[i].ev, 1, &counter, &conflict) < 0) {
+			mark(&evs[i], CALIB_UNSCHEDULABLE, "no counter of this chip can count it");
+			continue;
+		}
+		list[m] = evs[i].ev;
+		order[m++] = &evs[i];
+	}
+	size_t npasses = sched_passes(pmu, list, m, pass_of);
+
+	struct runner_opts ropts = { .show_output = false, .uid = -1, .gid = -1 };
+	/* Under sudo (kperf needs root) the probes run as the user who typed it, as record's commands do. */
+	struct sudo_user su;
+	runner_opts_sudo(&ropts, &su);
+	if (runner_init(&cr.run, &ropts, err, sizeof(err)) < 0) {
+		error("%s", err);
+		goto out;
+	}
+	runner_ok = true;
+	runner_signals_install();
+	progress_init(&cr.prog, true);
+
+	printf("calibrating %zu %s events of '%s' (%zu pass%s) with %s%s\n", n, cr.be->name, pmu->name, npasses,
+	       npasses == 1 ? "" : "es", cr.probe, o.quick ? ", quick scales" : "");
+	printf("probes at 1x:");
+	for (size_t p = 0; p < cr.nprobes; p++)
+		printf("%s %s %llu%s%s", p ? "," : "", cr.scales[p].probe, (unsigned long long)cr.scales[p].n,
+		       cr.scales[p].arg ? " over " : "", cr.scales[p].arg ? cr.scales[p].arg : "");
+	printf("; each also at 4x and at 1 (baseline)%s\n\n", cr.reps > 1 ? ", minimum of 3 runs" : "");
+	fflush(stdout);
+
+	/* Warm-up: each probe once, unmeasured. */
+	for (size_t p = 0; p < cr.nprobes; p++) {
+		progress(&cr, 0, 0, cr.scales[p].probe, "warm-up", cr.scales[p].n);
+		if (run_probe(&cr, p, cr.scales[p].n, NULL, NULL) < 0)
+			goto interrupted;
+	}
+	/* The ETA counts probe runs: baseline, 1x and 4x of every probe, per round and pass. */
+	progress_units(&cr.prog, (double)npasses * cr.reps * cr.nprobes * 3);
+	struct cal_event **sub = xcalloc(m ? m : 1, sizeof(*sub));
+	for (size_t pass = 0; pass < npasses; pass++) {
+		size_t k = 0;
+		for (size_t i = 0; i < m; i++)
+			if (pass_of[i] == pass)
+				sub[k++] = order[i];
+		if (measure_pass(&cr, sub, k, pass, npasses) < 0) {
+			free(sub);
+			goto interrupted;
+		}
+	}
+	free(sub);
+	progress_clear(&cr.prog);
+
+	size_t nval = 0, nfail = 0, nsilent = 0, nlin = 0, nunsup = 0, nunsched = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct calib_expect *checks[32];
+		size_t nc = calib_expect_for(&exp, pmu, evs[i].ev, checks, ARRAY_SIZE(checks));
+		const char *names[CALIB_MAX_PROBES];
+		for (size_t p = 0; p < cr.nprobes; p++)
+			names[p] = cr.scales[p].probe;
+		calib_judge(names, evs[i].counts, cr.nprobes, evs[i].state, checks, nc, &evs[i].res);
+		const char *v = evs[i].res.verdict;
+		nval += !strcmp(v, "validated");
+		nfail += !strncmp(v, "off by", 6) || !strcmp(v, "not linear");
+		nsilent += !strcmp(v, "silent");
+		nlin += !strcmp(v, "linear");
+		nunsup += !strcmp(v, "unsupported");
+		nunsched += !strcmp(v, "unschedulable");
+	}
+	print_table(&cr, evs, n);
+	printf("\n");
+	print_reasons(&cr, evs, n);
+	printf("%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), %zu unsupported, "
+	       "%zu unschedulable\n", n, nval, nfail, nsilent, nlin, nunsup, nunsched);
+	fflush(stdout);
+	rc = store(cat, cr.be, &cr, evs, n) < 0 ? EXIT_COUNTERS : 0;
+	if (rc == 0) {
+		/* backend_default() probes every backend (perf opens an event): ask once. */
+		bool is_default = cr.be == backend_default();
+		printf("verdicts stored for machine '%s'; see 'lauka counters --details%s%s'\n", catalog_machine(cat),
+		       is_default ? "" : " --backend ", is_default ? "" : cr.be->name);
+		if (o.plot && plot_calib_write(cat, cr.be->name, o.plot, err, sizeof(err)) < 0) {
+			error("%s", err);
+			rc = EXIT_USAGE;
+		} else if (o.plot) {
+			printf("plot written to '%s'\n", o.plot);
+		}
+	}
+	goto out;
+
+interrupted:
+	progress_clear(&cr.prog);
+	if (runner_interrupted) {
+		fprintf(stderr, "lauka: interrupted; nothing stored\n");
+		rc = 128 + runner_interrupted;
+	}
+out:
+	if (runner_ok)
+		runner_release(&cr.run);
+	calib_expect_release(&exp);
+	free(evs);
+	free(list);
+	free(order);
+	free(pass_of);
+	catalog_close(cat);
+	return rc;
+}

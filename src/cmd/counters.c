@@ -1,0 +1,508 @@
+/*
+ * cmd/counters.c: `lauka counters`: the event catalogue from the database,
+ * names only or with details, and the import of kpep plists.
+ *
+ *   $ lauka counters --pmu a14 --details
+ *   name                        incompat    description
+ *   atomic_or_exclusive_fail    none        Atomic or exclusive instruction failed (due to contention)
+ *   ...
+ *   inst_all                    pair,quad   All retired instructions
+ *
+ * kpep names are shown lower-case, as `lauka record -m` accepts them (names
+ * are case-insensitive); other catalogues keep their own spelling (Ir, D1mr).
+ */
+#include "backend/backend.h"
+#include "backend/kperf/kperf.h"
+#include "cmd/builtin.h"
+#include "machine/catalog.h"
+#include "catalog/db.h"
+#include "base/error.h"
+#include "catalog/kpep.h"
+#include "cmd/options.h"
+#include "output/plot-out.h"
+#include "catalog/sched.h"
+#include "base/util.h"
+#include "machine/xctrace-slots.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct counters_opts {
+	bool details, no_headers;
+	const char *backend, *pmu, *db, *check;
+	const char **imports;
+	size_t nimports;
+	const char *plot;	/* --plot FILE.svg: the latest stored calibration */
+};
+
+static int parse_options(int argc, char **argv, struct counters_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int r;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return help_show("counters"), 1;
+		if (!strcmp(a, "-d") || !strcmp(a, "--details")) {
+			o->details = true;
+			continue;
+		}
+		if (!strcmp(a, "--no-headers")) {
+			o->no_headers = true;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--backend", &v)) || (r = opt_value(argc, argv, &i, "--pmu", &o->pmu)) ||
+		    (r = opt_value(argc, argv, &i, "--db", &o->db))) {
+			if (r < 0)
+				return -1;
+			if (!strcmp(a, "--backend") || !strncmp(a, "--backend=", 10))
+				o->backend = v;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--plot", &v))) {
+			if (r < 0)
+				return -1;
+			o->plot = v;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--check", &v))) {
+			if (r < 0)
+				return -1;
+			o->check = v;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--import", &v))) {
+			if (r < 0)
+				return -1;
+			o->imports = xrealloc(o->imports, (o->nimports + 1) * sizeof(*o->imports));
+			o->imports[o->nimports++] = v;
+			continue;
+		}
+		error("unknown option '%s'", a);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* The plist files to import: each file named, and each *.plist in each directory named. */
+static int collect_files(const struct counters_opts *o, char ***files, size_t *nfiles)
+{
+	for (size_t i = 0; i < o->nimports; i++) {
+		const char *p = o->imports[i];
+		struct stat st;
+		if (stat(p, &st) != 0) {
+			error("cannot import '%s': %s", p, strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+			error("cannot import '%s': not a regular file or a directory", p);
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			*files = xrealloc(*files, (*nfiles + 1) * sizeof(**files));
+			(*files)[(*nfiles)++] = xstrdup(p);
+			continue;
+		}
+		DIR *d = opendir(p);
+		if (!d) {
+			error("cannot read directory '%s': %s", p, strerror(errno));
+			return -1;
+		}
+		size_t before = *nfiles;
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			/* cpu_<type>_<subtype>_<family>.plist are symlinks to the chip files. */
+			if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".plist") || !strncmp(de->d_name, "cpu_", 4))
+				continue;
+			char *f = xasprintf("%s/%s", p, de->d_name);
+			if (stat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+				free(f);
+				continue;
+			}
+			*files = xrealloc(*files, (*nfiles + 1) * sizeof(**files));
+			(*files)[(*nfiles)++] = f;
+		}
+		closedir(d);
+		if (*nfiles == before) {
+			error("no kpep plists (*.plist) in directory '%s'", p);
+			return -1;
+		}
+		qsort(*files + before, *nfiles - before, sizeof(**files), cmp_str);
+	}
+	return 0;
+}
+
+/* Parse everything first: one bad file and nothing is imported. */
+static int do_import(const struct counters_opts *o, bool quiet)
+{
+	char **files = NULL;
+	size_t nfiles = 0;
+	struct lk_pmu *pmus = NULL;
+	const struct lk_pmu **ptrs = NULL;
+	enum db_import_status *status = NULL;
+	struct db *db = NULL;
+	char err[1024];
+	int rc = EXIT_COUNTERS;
+	if (collect_files(o, &files, &nfiles) < 0)
+		goto out;
+	pmus = xcalloc(nfiles, sizeof(*pmus));
+	ptrs = xcalloc(nfiles, sizeof(*ptrs));
+	status = xcalloc(nfiles, sizeof(*status));
+	for (size_t i = 0; i < nfiles; i++) {
+		char real[PATH_MAX];
+		const char *path = realpath(files[i], real) ? real : files[i];
+		if (kpep_parse_file(path, &pmus[i], err, sizeof(err)) < 0) {
+			error("%s", err);
+			tip("nothing was imported; the database is unchanged");
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(pmus[j].name, pmus[i].name) && strcmp(pmus[j].sha256, pmus[i].sha256)) {
+				error("'%s' and '%s' both describe catalogue '%s' but differ", pmus[j].source,
+				      pmus[i].source, pmus[i].name);
+				fix("import them one at a time, or only the one you want");
+				goto out;
+			}
+		ptrs[i] = &pmus[i];
+	}
+	if (db_open(&db, o->db, err, sizeof(err)) < 0 || db_import(db, ptrs, nfiles, status, err, sizeof(err)) < 0) {
+		error("%s", err);
+		goto out;
+	}
+	FILE *f = quiet ? stderr : stdout;
+	for (size_t i = 0; i < nfiles; i++) {
+		static const char *const what[] = { "unchanged", "imported", "updated" };
+		fprintf(f, "%s %s (%s, %zu events) from %s\n", what[status[i]], pmus[i].name, pmus[i].marketing_name,
+			pmus[i].nevents, pmus[i].source);
+	}
+	rc = 0;
+out:
+	db_close(db);
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i]);
+		if (pmus)
+			pmu_release(&pmus[i]);
+	}
+	free(files);
+	free(pmus);
+	free(ptrs);
+	free(status);
+	return rc;
+}
+
+static char *display(const struct lk_pmu *p, const char *name)
+{
+	return !strcmp(p->kind, "kpep") ? pmu_display_name(name) : xstrdup(name);
+}
+
+/*
+ * For the backend's own catalogue, which events can't be counted here at
+ * all (no PMU, no privileges)?  why[i] is "" for the ones that can.  Says
+ * whether any can't.
+ */
+static bool find_unsupported(const struct counters_opts *o, const struct lk_backend *b,
+			     const struct lk_pmu *p, char (*why)[160])
+{
+	bool any = false;
+	if (!o->details || o->pmu || !b->supported)
+		return false;
+	for (size_t i = 0; i < p->nevents; i++)
+		any |= b->supported(&p->events[i], why[i], sizeof(why[i])) < 0;
+	return any;
+}
+
+static char (*why_base)[160];
+
+/* By reason, then by first appearance, so each reason is counted in one pass. */
+static int cmp_why(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(why_base[x], why_base[y]);
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* After the table, on stderr: each reason once (in order of first appearance), with how many events it keeps from counting. */
+static void note_unsupported(const struct lk_pmu *p, char (*why)[160])
+{
+	size_t *idx = xcalloc(p->nevents + 1, sizeof(*idx)), n = 0;
+	for (size_t i = 0; i < p->nevents; i++)
+		if (why[i][0])
+			idx[n++] = i;
+	why_base = why;
+	qsort(idx, n, sizeof(*idx), cmp_why);
+	/* first[k]: the first event of a reason, count[k] how many share it. */
+	size_t *first = xcalloc(n + 1, sizeof(*first)), *count = xcalloc(n + 1, sizeof(*count)), nr = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!k || strcmp(why[idx[k]], why[idx[k - 1]])) {
+			first[nr] = idx[k];
+			count[nr++] = 0;
+		}
+		count[nr - 1]++;
+	}
+	size_t *order = xcalloc(nr + 1, sizeof(*order));
+	for (size_t k = 0; k < nr; k++)
+		order[k] = k;
+	for (size_t k = 1; k < nr; k++)	/* few distinct reasons: insertion sort by first appearance */
+		for (size_t j = k; j > 0 && first[order[j - 1]] > first[order[j]]; j--) {
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (size_t k = 0; k < nr; k++)
+		fprintf(stderr, "note: %zu event%s marked unsupported cannot be counted here: %s\n", count[order[k]],
+			count[order[k]] == 1 ? "" : "s", why[first[order[k]]]);
+	free(order);
+	free(first);
+	free(count);
+	free(idx);
+}
+
+static void print_catalogue(const struct counters_opts *o, const struct lk_backend *b, const struct catalog *cat)
+{
+	const struct lk_pmu *p = catalog_pmu(cat);
+	char **names = xcalloc(p->nevents + 1, sizeof(*names));
+	char (*why)[160] = xcalloc(p->nevents + 1, sizeof(*why));
+	bool unsupported = find_unsupported(o, b, p, why);
+	size_t wname = strlen("name"), winc = strlen("incompat"), wver = strlen("verdict");
+	char (*inc)[48] = xcalloc(p->nevents + 1, sizeof(*inc));
+	struct sched_groups groups;
+	sched_groups_init(p, &groups);
+	for (size_t i = 0; i < p->nevents; i++) {
+		names[i] = display(p, p->events[i].name);
+		if (strlen(names[i]) > wname)
+			wname = strlen(names[i]);
+		sched_incompat_in(&groups, &p->events[i], inc[i], sizeof(inc[i]));
+		if (strlen(inc[i]) > winc)
+			winc = strlen(inc[i]);
+		const char *v = catalog_verdict(cat, &p->events[i]);
+		if (!v && why[i][0])
+			v = "unsupported";
+		if (v && strlen(v) > wver)
+			wver = strlen(v);
+	}
+	bool verdicts = catalog_has_verdicts(cat) || unsupported;
+	if (!o->details) {
+		for (size_t i = 0; i < p->nevents; i++)
+			printf("%s\n", names[i]);
+		goto out;
+	}
+	if (!o->no_headers) {
+		printf("%-*s  %-*s  ", (int)wname, "name", (int)winc, "incompat");
+		if (verdicts)
+			printf("%-*s  ", (int)wver, "verdict");
+		printf("description\n");
+	}
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct lk_event *e = &p->events[i];
+		struct strbuf d = STRBUF_INIT;
+		if (e->description)
+			strbuf_addf(&d, "%s", e->description);
+		if (e->fixed_counter >= 0) {
+			strbuf_addf(&d, "%s(fixed counter %d", d.len ? " " : "", e->fixed_counter);
+			if (e->fallback) {
+				char *fb = display(p, e->fallback);
+				strbuf_addf(&d, "; falls back to %s", fb);
+				free(fb);
+			}
+			strbuf_addf(&d, ")");
+		}
+		if (kperf_event_note(p, e))	/* F5: kpc's configurable counters are user mode only */
+			strbuf_addf(&d, "%s[%s]", d.len ? " " : "", kperf_event_note(p, e));
+		if (e->errata)
+			strbuf_addf(&d, "%s[errata: %s]", d.len ? " " : "", e->errata);
+		struct strbuf line = STRBUF_INIT;
+		strbuf_addf(&line, "%-*s  %-*s  ", (int)wname, names[i], (int)winc, inc[i]);
+		if (verdicts) {
+			const char *v = catalog_verdict(cat, e);
+			if (!v && why[i][0])
+				v = "unsupported";
+			strbuf_addf(&line, "%-*s  ", (int)wver, v ? v : "-");
+		}
+		strbuf_addf(&line, "%s", strbuf_str(&d));
+		while (line.len && line.buf[line.len - 1] == ' ')
+			line.buf[--line.len] = '\0';
+		printf("%s\n", strbuf_str(&line));
+		strbuf_release(&line);
+		strbuf_release(&d);
+	}
+	fflush(stdout);
+	note_unsupported(p, why);
+out:
+	sched_groups_release(&groups);
+	for (size_t i = 0; i < p->nevents; i++)
+		free(names[i]);
+	free(names);
+	free(inc);
+	free(why);
+}
+
+/*
+ * --check a,b,c: can these events be counted together on this catalogue?
+ * The same names, scheduling and messages as `lauka record -m`, without
+ * running anything, so an event set for a Mac can be planned anywhere.
+ */
+static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
+{
+	const struct lk_event **evs = NULL;
+	size_t n = 0;
+	int rc = EXIT_USAGE;
+	char *list = xstrdup(o->check), *save = NULL;
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (*t == ' ')
+			t++;
+		for (size_t k = strlen(t); k && t[k - 1] == ' '; k--)
+			t[k - 1] = '\0';
+		if (!*t)
+			continue;
+		const struct lk_event *ev = pmu_find(p, t);
+		if (!ev) {
+			const char *best[4];
+			size_t nb = pmu_suggest(p, t, best, 4);
+			error("unknown event '%s' in catalogue '%s'", t, p->name);
+			struct strbuf sb = STRBUF_INIT;
+			for (size_t i = 0; i < nb; i++) {
+				char *d = display(p, best[i]);
+				strbuf_addf(&sb, "%s'%s'", i ? ", " : "", d);
+				free(d);
+			}
+			if (nb)
+				tip("did you mean %s?", strbuf_str(&sb));
+			strbuf_release(&sb);
+			goto out;
+		}
+		bool dup = false;
+		for (size_t i = 0; i < n; i++)
+			dup |= evs[i] == ev;
+		if (dup)
+			continue;
+		evs = xrealloc(evs, (n + 1) * sizeof(*evs));
+		evs[n++] = ev;
+	}
+	if (!n) {
+		error("no event named in --check '%s'", o->check);
+		goto out;
+	}
+	int *counter = xcalloc(n, sizeof(*counter));
+	struct sched_conflict conf;
+	if (sched_assign(p, evs, n, counter, &conf) < 0) {
+		char *names = sched_conflict_names(evs, &conf);
+		error("requested measurements could not be scheduled on %s", p->marketing_name ? p->marketing_name : p->name);
+		tip("these events cannot be counted together: %s", names);
+		free(names);
+		free(counter);
+		rc = EXIT_COUNTERS;
+		goto out;
+	}
+	size_t w = strlen("event");
+	for (size_t i = 0; i < n; i++)
+		if (strlen(evs[i]->name) > w)
+			w = strlen(evs[i]->name);
+	if (!o->no_headers)
+		printf("%-*s  counter\n", (int)w, "event");
+	for (size_t i = 0; i < n; i++) {
+		char *name = display(p, evs[i]->name);
+		if (counter[i] < 0)
+			printf("%-*s  any\n", (int)w, name);
+		else if (evs[i]->fixed_counter >= 0 && counter[i] != evs[i]->fixed_counter && evs[i]->fallback) {
+			char *fb = display(p, evs[i]->fallback);
+			printf("%-*s  %d (as %s)\n", (int)w, name, counter[i], fb);
+			free(fb);
+		} else
+			printf("%-*s  %d\n", (int)w, name, counter[i]);
+		free(name);
+	}
+	free(counter);
+	rc = 0;
+out:
+	free(evs);
+	free(list);
+	return rc;
+}
+
+int cmd_counters(int argc, char **argv)
+{
+	struct counters_opts o = { 0 };
+	int r = parse_options(argc, argv, &o);
+	if (r > 0) {
+		free(o.imports);
+		return 0;
+	}
+	if (r < 0) {
+		free(o.imports);
+		help_hint("counters");
+		return EXIT_USAGE;
+	}
+	const struct lk_backend *b = NULL;
+	if (o.backend) {
+		b = options_backend(o.backend);
+		if (!b) {
+			free(o.imports);
+			return EXIT_USAGE;
+		}
+	}
+	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check || o.plot;
+	if (o.nimports && (r = do_import(&o, list)) != 0) {
+		free(o.imports);
+		return r;
+	}
+	free(o.imports);
+	if (!list)
+		return 0;
+	char needs[512] = "";
+	if (!b)
+		b = backend_for_listing(needs, sizeof(needs));
+
+	struct catalog *cat = NULL;
+	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu };
+	char err[1024];
+	r = catalog_open(&cat, b, &copts, err, sizeof(err));
+	if (r < 0) {
+		error("%s", err);
+		return r == -LK_ENOENT && o.pmu ? EXIT_USAGE : EXIT_COUNTERS;
+	}
+	r = 0;
+	if (o.check)
+		r = check_set(&o, catalog_pmu(cat));
+	else
+		print_catalogue(&o, b, cat);
+	if (!o.check && o.details && !strcmp(b->name, "xctrace"))
+		xctrace_print_slot_map(catalog_db(cat), stdout);
+	if (o.plot && r == 0) {
+		fflush(stdout);
+		int pr = plot_calib_write(cat, b->name, o.plot, err, sizeof(err));
+		if (pr == -LK_ENOENT) {
+			error("%s", err);
+			fix("calibrate first: lauka calibrate --backend %s --plot %s", b->name, o.plot);
+			r = EXIT_COUNTERS;
+		} else if (pr < 0) {
+			error("%s", err);
+			r = pr == -LK_EIO ? EXIT_USAGE : EXIT_COUNTERS;
+		} else {
+			fprintf(stderr, "plot written to '%s'\n", o.plot);
+		}
+	}
+	if (needs[0] && !o.pmu) {
+		fflush(stdout);
+		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);
+		if (!strcmp(b->name, "kperf"))
+			fprintf(stderr, "tip: without root, 'lauka record --backend xctrace' counts them through Instruments "
+				"(needs Xcode; seconds per run)\n");
+	}
+	catalog_close(cat);
+	return r;
+}

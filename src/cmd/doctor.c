@@ -1,0 +1,502 @@
+/*
+ * cmd/doctor.c: `lauka doctor [--backend NAME] [--json]`: check, on this
+ * machine, the facts lauka relies on, each with what lauka expects, what
+ * was observed and a verdict; exit 0 when every fact lauka needs holds,
+ * 2 otherwise.
+ *
+ *   macOS, root     the kpc counter count before and after forcing, the
+ *                   values per thread sample, the record layout of a
+ *                   spinning child (records per sample, START/END flags,
+ *                   samples per ms), the cost of kdebug set-up and reset,
+ *                   coverage (sampled / rusage instructions) of 10 ms and
+ *                   1 s probes, a configurable instruction count against the
+ *                   fixed one on a syscall-heavy probe (F5), the kpep file
+ *   macOS, no root  what proc_pid_rusage gives, and what sudo would add
+ *   Linux           perf_event_paranoid, the PMU and which generic events
+ *                   open, whether kernel mode may be counted, valgrind
+ *
+ * The kperf facts are read through the kperf backend itself, so on Linux
+ * with $LAUKA_KPERF_PATH / $LAUKA_KPERFDATA_PATH pointing at the stand-in
+ * (tests) they describe the model.  The probes are lauka itself, re-run
+ * with the hidden `doctor --spin MS [--syscalls]`.
+ */
+#include "backend/backend.h"
+#include "backend/kperf/kperf.h"
+#include "cmd/builtin.h"
+#include "base/error.h"
+#include "catalog/pmu.h"
+#include "spawn/runner.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#endif
+#ifdef __linux__
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#endif
+
+enum verdict { V_OK, V_INFO, V_FAIL };
+
+struct fact {
+	char name[48];
+	char expect[200];
+	char observed[400];
+	enum verdict v;
+};
+
+struct doctor {
+	struct fact *facts;
+	size_t n, cap;
+	bool json;
+};
+
+static struct fact *add(struct doctor *d, const char *name, enum verdict v, const char *expect, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static struct fact *add(struct doctor *d, const char *name, enum verdict v, const char *expect, const char *fmt, ...)
+{
+	if (d->n == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 16;
+		d->facts = xrealloc(d->facts, d->cap * sizeof(*d->facts));
+	}
+	struct fact *f = &d->facts[d->n++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(f->expect, sizeof(f->expect), "%s", expect);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->observed, sizeof(f->observed), fmt, ap);
+	va_end(ap);
+	f->v = v;
+	return f;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Where the spin loop's sums go, so no compiler can drop the loop. */
+static volatile unsigned long spin_sink;
+
+/* The hidden probe: spin (or make system calls) for ms of this thread's CPU time. */
+static int spin(long ms, bool syscalls)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	double end = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6 + (double)ms;
+	for (;;) {
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		if ((double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6 >= end)
+			return 0;
+		if (syscalls)
+			(void)getppid();
+		else
+			for (int i = 0; i < 1000; i++)
+				spin_sink += (unsigned long)i;
+	}
+}
+
+static bool self_path(char *buf, size_t len)
+{
+#ifdef __APPLE__
+	uint32_t size = (uint32_t)len;
+	char raw[PATH_MAX];
+	uint32_t rs = sizeof(raw);
+	(void)size;
+	return _NSGetExecutablePath(raw, &rs) == 0 && realpath(raw, buf);
+#else
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+#endif
+}
+
+/* ---- kperf (macOS; the stand-in on Linux) ---- */
+
+struct probe_run {
+	struct lk_counts c[2];		/* [0] the configurable event, [1] the fixed instructions */
+	struct kperf_run_stats rs;
+	uint64_t wall_ns;
+};
+
+static int run_probe(struct backend_inst *bi, const char *self, const char *ms, bool syscalls, struct probe_run *out,
+		     char *err, size_t len)
+{
+	struct runner r;
+	struct runner_opts o = { .show_output = false, .uid = -1, .gid = -1 };
+	if (runner_init(&r, &o, err, len) < 0)
+		return -1;
+	char *argv[] = { (char *)self, "doctor", "--spin", (char *)ms, syscalls ? "--syscalls" : NULL, NULL };
+	struct lk_counts *cp[1] = { out->c };
+	struct runner_result res;
+	int ret = runner_run(&r, self, argv, bi, 1, cp, &res, err, len);
+	runner_release(&r);
+	if (ret == 0 && res.exit_code) {
+		lk_errbuf(err, len, "the probe exited with %d", res.exit_code);
+		ret = -1;
+	}
+	kperf_last_run(bi->priv, &out->rs);
+	out->wall_ns = res.wall_ns;
+	return ret;
+}
+
+static double coverage(const struct lk_counts *c)
+{
+	return !c->running ? 0 : c->scaled ? c->coverage : 1.0;
+}
+
+/* A configurable event of this cpu to sample: the first of a list that the catalogue has. */
+static const struct lk_event *pick(const struct lk_pmu *pmu, const char *const *names)
+{
+	for (; *names; names++) {
+		const struct lk_event *e = pmu_find(pmu, *names);
+		if (e && e->fixed_counter < 0)
+			return e;
+	}
+	for (size_t i = 0; i < pmu->nevents; i++)
+		if (pmu->events[i].fixed_counter < 0 && pmu->events[i].counters_mask)
+			return &pmu->events[i];
+	return NULL;
+}
+
+static void kperf_facts(struct doctor *d)
+{
+	char why[512] = "", path[PATH_MAX], detail[768];
+	int r = kperf_kpep_locate(path, sizeof(path), detail, sizeof(detail));
+	add(d, "kpep file", r == 0 ? V_OK : V_FAIL, "cpu_<type>_<subtype>_<family>.plist in $KPEP_DB_PATH, "
+	    "/usr/local/share/kpep or /usr/share/kpep", "%s", detail);
+	r = backend_kperf.detect(why, sizeof(why));
+	if (r == -LK_EPERM) {
+		struct kperf_rusage ru;
+		char w2[256] = "";
+		if (kperf_rusage_of((int)getpid(), &ru, w2, sizeof(w2)) == 0)
+			add(d, "rusage", ru.instructions ? V_OK : V_FAIL,
+			    "proc_pid_rusage gives instructions and cycles without root",
+			    "instructions %llu, cycles %llu of this process", (unsigned long long)ru.instructions,
+			    (unsigned long long)ru.cycles);
+		else
+			add(d, "rusage", V_FAIL, "proc_pid_rusage gives instructions and cycles without root", "%s", w2);
+		add(d, "kperf", V_FAIL, "root: kpc counters of the command's threads (branches, cache misses, ...)",
+		    "%s; sudo lauka doctor checks the rest", why);
+		return;
+	}
+	if (r < 0) {
+		add(d, "kperf", V_FAIL, "kperf.framework and kperfdata.framework load, kpc reachable", "%s", why);
+		return;
+	}
+	struct kperf_probe pr;
+	if ((r = kperf_probe(&pr, why, sizeof(why))) < 0) {
+		add(d, "kpc forcing", V_FAIL, "kpc_force_all_ctrs_set(1) succeeds", "%s", why);
+		return;
+	}
+	add(d, "kpc counters", pr.count_after > 2 && pr.count_after >= pr.count_before ? V_OK : V_FAIL,
+	    "kpc_get_counter_count(fixed|configurable) 2+5 before forcing, 2+8 after (M1-M4)",
+	    "%u before forcing, %u after", (unsigned)pr.count_before, (unsigned)pr.count_after);
+
+	struct lk_pmu pmu;
+	memset(&pmu, 0, sizeof(pmu));
+	if (backend_kperf.catalog(&pmu, why, sizeof(why)) < 0) {
+		add(d, "catalogue", V_FAIL, "the kpep file parses", "%s", why);
+		return;
+	}
+	static const char *const sampled_names[] = { "INST_BRANCH", "CORE_ACTIVE_CYCLE", "INST_ALL", NULL };
+	static const char *const user_names[] = { "INST_ALL", "INST_RETIRED.ANY_P", NULL };
+	const struct lk_event *ev = pmu.nevents ? pick(&pmu, sampled_names) : NULL;
+	const struct lk_event *instr = pmu.nevents ? pmu_find(&pmu, "FIXED_INSTRUCTIONS") : NULL;
+	if (!ev || !instr) {
+		add(d, "catalogue", V_FAIL, "a configurable event and FIXED_INSTRUCTIONS", "not in %s",
+		    pmu.source ? pmu.source : "the catalogue");
+		pmu_release(&pmu);
+		return;
+	}
+	char self[PATH_MAX];
+	if (!self_path(self, sizeof(self))) {
+		add(d, "probe", V_FAIL, "lauka can run itself as the probe", "cannot tell where the lauka binary is");
+		pmu_release(&pmu);
+		return;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		const struct lk_event *first = pass == 0 ? ev : pick(&pmu, user_names);
+		if (!first)
+			break;
+		struct lk_evsel sel[2];
+		memset(sel, 0, sizeof(sel));
+		sel[0].ev = first;
+		sel[1].ev = instr;
+		sel[0].counter = sel[1].counter = -1;
+		sel[0].explicit = sel[1].explicit = true;
+		struct backend_inst bi;
+		double t0 = now_ms();
+		if (backend_inst_open(&bi, &backend_kperf, sel, 2, why, sizeof(why)) < 0 || sel[0].err) {
+			add(d, "kperf open", V_FAIL, "the kpc configuration programs and kdebug sets up",
+			    "%s", sel[0].err ? sel[0].why : why);
+			break;
+		}
+		double open_ms = now_ms() - t0;
+		struct probe_run pl;
+		memset(&pl, 0, sizeof(pl));
+		if (pass == 0) {
+			struct probe_run p10, p1s;
+			memset(&p10, 0, sizeof(p10));
+			memset(&p1s, 0, sizeof(p1s));
+			bool ok = run_probe(&bi, self, "100", false, &pl, why, sizeof(why)) == 0 &&
+				  run_probe(&bi, self, "10", false, &p10, why, sizeof(why)) == 0 &&
+				  run_probe(&bi, self, "1000", false, &p1s, why, sizeof(why)) == 0;
+			if (!ok) {
+				add(d, "kperf run", V_FAIL, "a probe runs and is sampled", "%s", why);
+				backend_inst_close(&bi);
+				break;
+			}
+			const struct kperf_run_stats *s = &pl.rs;
+			size_t want = (s->values + 3) / 4;
+			double per = s->samples ? (double)s->records / (double)s->samples : 0;
+			bool layout = s->samples && s->records == s->samples * want && s->starts == s->samples &&
+				      s->ends == (want > 1 ? s->samples : 0);
+			add(d, "thread samples", s->values && s->values == pr.count_after ? V_OK : V_FAIL,
+			    "as many values per sample as counters after forcing (kpc_set_thread_counting)",
+			    "%zu values per sample", s->values);
+			add(d, "record layout", layout ? V_OK : V_FAIL,
+			    "ceil(values/4) records per sample; START on the first, END on the last (one record: START only)",
+			    "%.2f records per sample, %zu START and %zu END flags in %zu samples", per, s->starts, s->ends,
+			    s->samples);
+			double ms = (double)pl.wall_ns / 1e6, rate = ms > 0 ? (double)s->samples / ms : 0;
+			add(d, "sample rate", rate >= 0.3 ? V_OK : V_FAIL,
+			    "about 1 sample per ms of a spinning thread, at least 0.3 (PET ticks, not only context switches)",
+			    "%.2f samples per ms over a %.0f ms run", rate, ms);
+			add(d, "lost events", s->lost ? V_FAIL : V_OK, "no TRACE_LOST_EVENTS record in a 100 ms run",
+			    "%zu", s->lost);
+			add(d, "coverage 10 ms", V_INFO, "sampled / rusage instructions; only the tail after the last tick is missed",
+			    "%.1f%%", 100 * coverage(&p10.c[0]));
+			double c1 = coverage(&p1s.c[0]);
+			add(d, "coverage 1 s", c1 >= 0.5 ? V_OK : V_FAIL, "near 100% for a 1 s single-threaded probe "
+			    "(below 50%: the samples are not the command's)", "%.1f%%", 100 * c1);
+		} else {
+			if (run_probe(&bi, self, "100", true, &pl, why, sizeof(why)) < 0) {
+				add(d, "user mode only", V_FAIL, "a syscall-heavy probe runs", "%s", why);
+			} else {
+				double ratio = pl.c[1].value ? (double)pl.c[0].value / (double)pl.c[1].value : 0;
+				add(d, "user mode only", V_INFO,
+				    "configurable (flag 0) below fixed instructions by the kernel's share (release kernels)",
+				    "%s / FIXED_INSTRUCTIONS = %.3f on a syscall-heavy probe", first->name, ratio);
+			}
+		}
+		t0 = now_ms();
+		backend_inst_close(&bi);
+		double close_ms = now_ms() - t0;
+		if (pass == 0)
+			add(d, "kdebug cost", V_INFO, "set-up and reset about 100 ms each (XNU IOSleep), once per lauka, "
+			    "outside the measured runs", "open %.0f ms, close %.0f ms", open_ms, close_ms);
+	}
+	pmu_release(&pmu);
+}
+
+/* ---- Linux ---- */
+
+#ifdef __linux__
+static int perf_open(uint64_t config, bool exclude_kernel)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = config;
+	a.disabled = 1;
+	a.exclude_kernel = exclude_kernel;
+	a.exclude_hv = 1;
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return -errno;
+	close((int)fd);
+	return 0;
+}
+
+static void linux_facts(struct doctor *d, bool perf, bool valgrind)
+{
+	if (perf) {
+		int level = 99;
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+		if (f) {
+			if (fscanf(f, "%d", &level) != 1)
+				level = 99;
+			fclose(f);
+		}
+		bool root = geteuid() == 0;
+		add(d, "perf_event_paranoid", level <= 2 || root ? V_OK : V_FAIL,
+		    "2 or less (counting your own commands), or root", "%d%s", level, root ? " (root)" : "");
+		static const struct {
+			const char *name;
+			uint64_t config;
+		} gen[] = {
+			{ "cycles", PERF_COUNT_HW_CPU_CYCLES }, { "instructions", PERF_COUNT_HW_INSTRUCTIONS },
+			{ "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS }, { "branch-misses", PERF_COUNT_HW_BRANCH_MISSES },
+			{ "cache-references", PERF_COUNT_HW_CACHE_REFERENCES }, { "cache-misses", PERF_COUNT_HW_CACHE_MISSES },
+		};
+		struct strbuf ok = STRBUF_INIT, bad = STRBUF_INIT;
+		int first_err = 0;
+		bool core = true;
+		for (size_t i = 0; i < ARRAY_SIZE(gen); i++) {
+			int r = perf_open(gen[i].config, true);
+			strbuf_addf(r == 0 ? &ok : &bad, "%s%s", (r == 0 ? ok.len : bad.len) ? ", " : "", gen[i].name);
+			if (r < 0 && !first_err)
+				first_err = -r;
+			if (r < 0 && i < 2)
+				core = false;
+		}
+		add(d, "hardware events", core ? V_OK : V_FAIL, "cycles and instructions open (a PMU is exposed)",
+		    "open: %s; fail: %s%s%s%s", ok.len ? strbuf_str(&ok) : "none", bad.len ? strbuf_str(&bad) : "none",
+		    first_err ? " (" : "", first_err ? strerror(first_err) : "", first_err ? ")" : "");
+		if (core) {
+			int rk = perf_open(PERF_COUNT_HW_INSTRUCTIONS, false);
+			add(d, "kernel mode", V_INFO, "counted when paranoid <= 1 or root; else exclude_kernel=1 (user only)",
+			    "%s", rk == 0 ? "instructions open with kernel mode" : "user mode only (exclude_kernel=1 needed)");
+		}
+		strbuf_release(&ok);
+		strbuf_release(&bad);
+	}
+	if (valgrind) {
+		char line[128] = "";
+		FILE *p = popen("valgrind --version 2>/dev/null", "r");
+		bool got = p && fgets(line, sizeof(line), p);
+		if (p)
+			pclose(p);
+		line[strcspn(line, "\n")] = '\0';
+		add(d, "valgrind", V_INFO, "valgrind in PATH (the opt-in exact backend)", "%s",
+		    got && line[0] ? line : "not found");
+	}
+}
+#endif
+
+/* ---- output ---- */
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+static const char *verdict_name(enum verdict v)
+{
+	return v == V_OK ? "ok" : v == V_FAIL ? "FAIL" : "info";
+}
+
+static void print(const struct doctor *d, const char *platform, bool ok)
+{
+	if (d->json) {
+		printf("{\"platform\": ");
+		json_str(platform);
+		printf(", \"ok\": %s, \"facts\": [", ok ? "true" : "false");
+		for (size_t i = 0; i < d->n; i++) {
+			const struct fact *f = &d->facts[i];
+			printf("%s\n  {\"name\": ", i ? "," : "");
+			json_str(f->name);
+			printf(", \"expect\": ");
+			json_str(f->expect);
+			printf(", \"observed\": ");
+			json_str(f->observed);
+			printf(", \"verdict\": ");
+			json_str(f->v == V_FAIL ? "fail" : verdict_name(f->v));
+			printf("}");
+		}
+		printf("\n]}\n");
+		return;
+	}
+	printf("lauka doctor: %s\n", platform);
+	size_t w = 4;
+	for (size_t i = 0; i < d->n; i++)
+		w = strlen(d->facts[i].name) > w ? strlen(d->facts[i].name) : w;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fact *f = &d->facts[i];
+		printf("%-4s  %-*s  %s\n", verdict_name(f->v), (int)w, f->name, f->observed);
+		printf("      %-*s  expected: %s\n", (int)w, "", f->expect);
+	}
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct doctor d;
+	memset(&d, 0, sizeof(d));
+	const char *only = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return help_show("doctor"), 0;
+		if (!strcmp(argv[i], "--spin") && i + 1 < argc) {
+			bool sys = i + 2 < argc && !strcmp(argv[i + 2], "--syscalls");
+			return spin(strtol(argv[i + 1], NULL, 10), sys);
+		}
+		if (!strcmp(argv[i], "--json")) {
+			d.json = true;
+		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+			only = argv[++i];
+		} else if (!strncmp(argv[i], "--backend=", 10)) {
+			only = argv[i] + 10;
+		} else {
+			error("unknown option '%s'", argv[i]);
+			help_hint("doctor");
+			return EXIT_USAGE;
+		}
+	}
+	if (only && !backend_find(only) && strcmp(only, "rusage")) {
+		error("unknown backend '%s'", only);
+		help_hint("doctor");
+		return EXIT_USAGE;
+	}
+#define WANT(name) (!only || !lk_strcasecmp(only, (name)))
+#ifdef __APPLE__
+	const char *platform = "macOS";
+#elif defined(__linux__)
+	const char *platform = "Linux";
+	linux_facts(&d, WANT("perf"), WANT("valgrind"));
+#else
+	const char *platform = "unknown";
+#endif
+	if (backend_find("kperf") && (WANT("kperf") || WANT("rusage")))
+		kperf_facts(&d);
+	/* Which backend counts the kpep events without root: xctrace, when Xcode is there. */
+	const struct lk_backend *xb = backend_find("xctrace");
+	if (xb && xb->detect && (WANT("xctrace") || WANT("rusage"))) {
+		char why[256] = "";
+		int xr = xb->detect(why, sizeof(why));
+		add(&d, "xctrace", V_INFO, "without root, --backend xctrace counts the kpep events through Instruments (Xcode)",
+		    "%s", xr == 0 ? "xctrace found: record and calibrate --backend xctrace work without root" : why);
+	}
+#undef WANT
+	bool ok = true;
+	for (size_t i = 0; i < d.n; i++)
+		ok &= d.facts[i].v != V_FAIL;
+	print(&d, platform, ok);
+	if (!ok && !d.json) {
+		error("%s", "some facts lauka relies on do not hold here (FAIL above)");
+		for (size_t i = 0; i < d.n; i++)
+			if (d.facts[i].v == V_FAIL && !strcmp(d.facts[i].name, "kperf") && strstr(d.facts[i].observed, "root"))
+				fix("sudo lauka doctor");
+			else if (d.facts[i].v == V_FAIL && !strcmp(d.facts[i].name, "hardware events") &&
+				 strstr(d.facts[i].observed, "open: none"))
+				tip("no hardware PMU is exposed here (virtual machines usually have none): software "
+				    "events still count, and 'lauka --backend valgrind' gives exact simulated counts");
+	}
+	free(d.facts);
+	return ok ? 0 : EXIT_COUNTERS;
+}

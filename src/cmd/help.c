@@ -1,0 +1,248 @@
+/*
+ * cmd/help.c: `lauka help [verb]` and the usage text of every verb.
+ *
+ *   $ lauka help counters
+ *   usage: lauka counters [--details] [--no-headers] [--pmu NAME] ...
+ */
+#include "cmd/builtin.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char overview[] =
+	"lauka: hardware performance counters, compared across commands\n"
+	"\n"
+	"usage: lauka [options] -- '<cmd1>' ['<cmd2>' ...]     (same as lauka record)\n"
+	"       lauka record [options] -- '<cmd1>' ['<cmd2>' ...]\n"
+	"       lauka counters [--details] [--no-headers]\n"
+	"       lauka calibrate [--backend NAME] [--quick] [--plot FILE]\n"
+	"       lauka baselines [list | show NAME | delete NAME]\n"
+	"       lauka doctor [--backend NAME] [--json]\n"
+	"       lauka version\n"
+	"       lauka help [verb]\n"
+	"\n"
+	"verbs:\n"
+	"  record      run commands N times; statistics per command, deltas against the first\n"
+	"  counters    list this machine's events, their constraints and calibration verdicts\n"
+	"  calibrate   validate every counter with probe workloads of known behaviour\n"
+	"  baselines   list, show or delete the baselines record --save-baseline stored\n"
+	"  doctor      check the facts lauka relies on, on this machine\n"
+	"  version     version, build features and which counter backends work here\n"
+	"  help        show help for a verb\n"
+	"\n"
+	"exit codes: 0 success, 1 usage error, 2 counter scheduling or collection error,\n"
+	"3 a regression gate failed (record --gate) and no command failed,\n"
+	"otherwise the first failing command's exit code (128 + N when killed by signal N).\n";
+
+static const char record_usage[] =
+	"usage: lauka [record] [options] -- '<cmd1>' ['<cmd2>' ...]\n"
+	"\n"
+	"Run each command (all its warm-ups and runs, then the next command) and print\n"
+	"one block of statistics per command; later commands get a delta against the first\n"
+	"(or, with --baseline, every command against the stored one).\n"
+	"Each argument after '--' is one command, split with shell-like quoting and run\n"
+	"without a shell; use -S sh, or sh -c '...', for pipes, redirections or variables.\n"
+	"\n"
+	"options:\n"
+	"  -n, --runs N[,N...]     measured runs per command (default 3, minimum 3); one per command, in order\n"
+	"      --warmup N          unmeasured runs before the measured ones (default 0)\n"
+	"  -m, --measurements L    comma-separated events or aliases (see lauka counters)\n"
+	"      --backend NAME      counter source: perf, valgrind, kperf, xctrace, rusage (default: best available)\n"
+	"      --guided            with --backend xctrace: the guided mode's slots, named by calibration\n"
+	"      --color WHEN        auto (default), never or ansi\n"
+	"      --show-output       let the commands (and hooks) write to the terminal\n"
+	"  -S, --shell SHELL       run each command as SHELL -c CMD; the empty command's cost is shown\n"
+	"      --interleave        one run of each command per round, order shuffled every round\n"
+	"      --seed N            the shuffle's seed (printed with --interleave; repeats the order)\n"
+	"      --plot FILE         also draw every delta with its interval as SVG (two or more commands)\n"
+	"      --db PATH           the catalogue database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"hooks (untimed, quoted like commands; once for all commands or once per command):\n"
+	"      --setup CMD         once per command, before its first run\n"
+	"      --prepare CMD       before every run, warm-ups included\n"
+	"      --conclude CMD      after every run\n"
+	"      --check CMD         after every measured run: a non-zero exit marks that sample failed;\n"
+	"                          lauka then exits with the first failing check's code\n"
+	"      --cleanup CMD       once per command, after its last run\n"
+	"  Hooks see LAUKA_COMMAND_INDEX (1, 2, ...) and LAUKA_RUN_INDEX (1, 2, ..., warmup-1, ...).\n"
+	"\n"
+	"baselines and gates:\n"
+	"      --save-baseline NAME  store every sample in the database under NAME (replacing it)\n"
+	"      --baseline NAME     compare each command with the stored one instead of the first\n"
+	"      --command-name NAME name the commands in order (baselines match by name, else by position)\n"
+	"      --runner-class NAME the class of machine (default: this machine's id, as calibrate stores it);\n"
+	"                          a baseline from another class is refused\n"
+	"      --any-runner        compare with a baseline from another runner class anyway\n"
+	"      --gate NAME=LIMIT%  fail (exit 3) when the change's whole 95% interval lies above LIMIT;\n"
+	"                          deterministic counts (sd 0) are compared directly; repeatable\n"
+	"\n"
+	"exports (written whole at the end; the files are checked before the first run):\n"
+	"      --export-json, --json FILE\n"
+	"                          every sample, statistics, deltas, gates, checks as JSON\n"
+	"      --export-csv FILE   one row per command and measurement\n"
+	"      --export-markdown FILE  a table for a pull-request comment\n"
+	"\n"
+	"wall_time and peak_rss are always measured.\n"
+	"With --backend valgrind, a program that replaces itself by exec counts only\n"
+	"the program it becomes: wrappers such as env or sh -c '...; exec x' add\n"
+	"nothing of their own (lauka warns when the command itself does this).\n"
+	"exit codes: 0, 1 usage, 2 collection error, 3 a gate failed, else the first failing\n"
+	"command's (or hook's, then check's) code.\n"
+	"\n"
+	"examples:\n"
+	"  lauka -- 'gzip -k -f big.txt'\n"
+	"  lauka -n 9 -m cycles,instructions,branch-misses -- './old --opt=0' './new --opt=1'\n"
+	"  lauka --backend valgrind -m Ir,D1mr -- './prog 1000'\n"
+	"  lauka --backend valgrind --save-baseline main --runner-class ci -- './prog 1000'\n"
+	"  lauka --backend valgrind --baseline main --runner-class ci --gate Ir=1% -- './prog 1000'\n"
+	"  lauka --interleave -n 10 --prepare 'make clean' -- 'make -j2' 'make -j4'\n";
+
+static const char baselines_usage[] =
+	"usage: lauka baselines [list | show NAME | delete NAME] [--db PATH]\n"
+	"\n"
+	"The baselines lauka record --save-baseline NAME stored in the database.\n"
+	"  list          name, date, runner class, backend and commands of each (the default)\n"
+	"  show NAME     its details and one table per command\n"
+	"  delete NAME   remove it\n"
+	"\n"
+	"options:\n"
+	"      --db PATH           the database (default: $LAUKA_DB or ~/.local/share/lauka/lauka.db)\n"
+	"      --color WHEN        auto (default), never or ansi\n"
+	"  -h, --help              show this help\n";
+
+static const char counters_usage[] =
+	"usage: lauka counters [options]\n"
+	"\n"
+	"List the events of this machine from lauka's catalogue (built on first use),\n"
+	"one name per line; names are case-insensitive wherever lauka takes them.\n"
+	"\n"
+	"options:\n"
+	"  -d, --details           name, incompat flags, calibration verdict (once calibrated)\n"
+	"                          and description\n"
+	"      --no-headers        leave out the header line\n"
+	"      --backend NAME      whose events to list (default: best available)\n"
+	"      --pmu NAME          show another stored catalogue (e.g. a14, as3 after --import)\n"
+	"      --import PATH       import kpep plists (a file, or every *.plist in a directory);\n"
+	"                          repeatable; lists nothing unless another option asks to\n"
+	"      --check LIST        can these comma-separated events be counted together?\n"
+	"                          prints the counter of each, or the conflicting events (exit 2)\n"
+	"      --plot FILE         also draw the latest stored calibration as SVG (nothing is run)\n"
+	"      --db PATH           the database (default: $LAUKA_DB, $XDG_DATA_HOME/lauka/lauka.db,\n"
+	"                          ~/.local/share/lauka/lauka.db)\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"incompat flags (from the catalogue's counter masks):\n"
+	"  none        no constraint beyond the number of counters\n"
+	"  pair        only one counter can count it: two such events conflict\n"
+	"  quad        it shares a group of three counters: four such events conflict\n"
+	"  triple, groupN  groups of two or of N counters\n"
+	"\n"
+	"examples:\n"
+	"  lauka counters\n"
+	"  lauka counters --details\n"
+	"  lauka counters --import /usr/share/kpep --pmu a14 --details\n"
+	"  lauka counters --pmu a14 --check cycles,inst_all,l1d_cache_miss_ld_nonspec\n"
+	"  lauka counters --details --plot calibration.svg\n";
+
+static const char calibrate_usage[] =
+	"usage: lauka calibrate [options]\n"
+	"\n"
+	"Run probe workloads of known behaviour (alu, chase, branch, store) at 1x and 4x\n"
+	"scale, measure every schedulable event, and store a verdict per event.\n"
+	"Verdicts: validated, off by X%, silent, not linear, linear (no expectation),\n"
+	"unsupported, unschedulable.  Expectations: catalog/expectations.tsv.\n"
+	"\n"
+	"options:\n"
+	"      --backend NAME      counter source to calibrate (default: best available;\n"
+	"                          xctrace: name the guided mode's slots)\n"
+	"      --quick             smaller probe scales\n"
+	"      --plot FILE         also draw the responses as SVG (counter response per unit of\n"
+	"                          work on every probe, log scale)\n"
+	"      --db PATH           the catalogue database\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"environment:\n"
+	"  LAUKA_PROBE             the probe program (default: lauka-probe next to lauka, else\n"
+	"                          the one installed in LIBEXECDIR/lauka)\n"
+	"  LAUKA_EXPECTATIONS      a file of expectations to use instead of the built-in ones\n"
+	"  LAUKA_VALGRIND_ENV      pin (default: PATH, HOME, LC_ALL=C only) or inherit the\n"
+	"                          environment of commands run under valgrind\n"
+	"\n"
+	"examples:\n"
+	"  lauka calibrate --backend valgrind --quick\n"
+	"  lauka calibrate --plot calibration.svg\n";
+
+static const char doctor_usage[] =
+	"usage: lauka doctor [--backend NAME] [--json]\n"
+	"\n"
+	"Check, on this machine, what lauka relies on and print each fact with what\n"
+	"lauka expects, what was observed and a verdict (ok, info, FAIL).  On macOS\n"
+	"run it with sudo: as root it measures kperf itself (counter counts, the\n"
+	"trace record layout, sampling rate and coverage, kdebug costs).\n"
+	"\n"
+	"options:\n"
+	"      --backend NAME      only the facts of one backend (perf, valgrind, kperf, rusage)\n"
+	"      --json              print the facts as JSON (for a bug report)\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"exit codes: 0 every fact lauka needs holds, 2 otherwise (the FAIL lines).\n";
+
+static const char version_usage[] =
+	"usage: lauka version\n"
+	"\n"
+	"Print the version, and for each compiled-in backend whether it works here and why not.\n";
+
+static const char help_usage[] =
+	"usage: lauka help [verb]\n";
+
+static const struct {
+	const char *verb, *text;
+} texts[] = {
+	{ "record", record_usage },
+	{ "counters", counters_usage },
+	{ "calibrate", calibrate_usage },
+	{ "baselines", baselines_usage },
+	{ "doctor", doctor_usage },
+	{ "version", version_usage },
+	{ "help", help_usage },
+};
+
+int help_show(const char *verb)
+{
+	if (!verb || !*verb) {
+		fputs(overview, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++)
+		if (!strcmp(texts[i].verb, verb)) {
+			fputs(texts[i].text, stdout);
+			return 0;
+		}
+	return -1;
+}
+
+void help_hint(const char *verb)
+{
+	if (verb)
+		fprintf(stderr, "tip: see 'lauka %s --help'\n", verb);
+	else
+		fputs("tip: see 'lauka help'\n", stderr);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc > 2) {
+		error("help takes at most one verb");
+		return EXIT_USAGE;
+	}
+	if (help_show(argc > 1 ? argv[1] : NULL) < 0) {
+		error("no help for unknown verb '%s'", argv[1]);
+		help_hint(NULL);
+		return EXIT_USAGE;
+	}
+	return 0;
+}

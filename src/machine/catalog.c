@@ -1,0 +1,238 @@
+/*
+ * machine/catalog.c: the catalogue as the verbs see it: the backend's catalogue
+ * persisted in the database (import when missing or changed), loaded back,
+ * with the latest verdicts of this machine.
+ */
+#include "machine/catalog.h"
+#include "catalog/calib.h"
+#include "catalog/db.h"
+#include "base/error.h"
+#include "base/sha256.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct catalog {
+	struct db *db;
+	struct lk_pmu pmu;
+	char *machine;
+	struct db_latest *verdicts;	/* sorted by event name */
+	size_t nverdicts;
+};
+
+static void add_field(struct strbuf *sb, const char *s)
+{
+	/* Length-prefixed, so that no two different catalogues serialise alike. */
+	strbuf_addf(sb, "%zu:%s;", s ? strlen(s) : (size_t)-1, s ? s : "");
+}
+
+void catalog_fingerprint(struct lk_pmu *p)
+{
+	if (p->sha256[0])
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	add_field(&sb, p->kind);
+	add_field(&sb, p->name);
+	add_field(&sb, p->marketing_name);
+	add_field(&sb, p->arch);
+	add_field(&sb, p->source);
+	strbuf_addf(&sb, "%llx;%llx;%llx;", (unsigned long long)p->fixed_mask, (unsigned long long)p->config_mask,
+		    (unsigned long long)p->power_mask);
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct lk_event *e = &p->events[i];
+		add_field(&sb, e->name);
+		add_field(&sb, e->description);
+		add_field(&sb, e->fallback);
+		add_field(&sb, e->errata);
+		add_field(&sb, e->unit);
+		strbuf_addf(&sb, "%llx;%llx;%llx;%d;%x;%llx;%llx;", (unsigned long long)e->number,
+			    (unsigned long long)e->umask, (unsigned long long)e->counters_mask, e->fixed_counter,
+			    (unsigned)e->perf_type, (unsigned long long)e->config1, (unsigned long long)e->config2);
+	}
+	for (size_t i = 0; i < p->naliases; i++) {
+		add_field(&sb, p->aliases[i].alias);
+		add_field(&sb, p->aliases[i].target);
+	}
+	sha256_hex(strbuf_str(&sb), sb.len, p->sha256);
+	strbuf_release(&sb);
+}
+
+/*
+ * Import the backend's catalogue unless the database already has it
+ * unchanged.  A read-only database cannot take it: then the catalogue is
+ * kept in memory (*live) and used as it is, without touching the file.
+ */
+static int sync_backend(struct db *db, const struct lk_backend *b, char **name, char **kind, struct lk_pmu *live,
+			bool *have_live, char *err, size_t len)
+{
+	struct lk_pmu fresh = { 0 };
+	int r = b->catalog(&fresh, err, len);
+	if (r < 0) {
+		pmu_release(&fresh);
+		return r;
+	}
+	catalog_fingerprint(&fresh);
+	char hex[65];
+	if ((r = db_pmu_sha256(db, fresh.kind, fresh.name, hex, err, len)) == 0 && strcmp(hex, fresh.sha256)) {
+		if (db_readonly(db)) {
+			*name = xstrdup(fresh.name);
+			*kind = xstrdup(fresh.kind);
+			*live = fresh;
+			*have_live = true;
+			return 0;
+		}
+		const struct lk_pmu *one = &fresh;
+		r = db_import(db, &one, 1, NULL, err, len);
+	}
+	*name = xstrdup(fresh.name);
+	*kind = xstrdup(fresh.kind);
+	pmu_release(&fresh);
+	return r;
+}
+
+static void unknown_pmu(struct db *db, const char *name, char *err, size_t len)
+{
+	char **names = NULL, e2[64];
+	size_t n = 0;
+	struct strbuf sb = STRBUF_INIT;
+	db_pmu_names(db, &names, &n, e2, sizeof(e2));
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	lk_errbuf(err, len, "no catalogue named '%s' in '%s'\ntip: %s%s", name, db_path(db),
+		  n ? "catalogues there: " : "none imported yet; import kpep plists with lauka counters --import PATH",
+		  strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+static int cmp_latest(const void *a, const void *b)
+{
+	return strcmp(((const struct db_latest *)a)->event, ((const struct db_latest *)b)->event);
+}
+
+int catalog_open(struct catalog **out, const struct lk_backend *b,
+		 const struct catalog_opts *opts, char *err, size_t len)
+{
+	*out = NULL;
+	struct catalog *cat = xcalloc(1, sizeof(*cat));
+	char *name = NULL, *kind = NULL;
+	int r = db_open(&cat->db, opts ? opts->db_path : NULL, err, len);
+	if (r < 0)
+		goto bad;
+	const char *want = opts ? opts->pmu_name : NULL;
+	struct lk_pmu live = { 0 };
+	bool have_live = false;
+	if (b && b->catalog) {
+		r = sync_backend(cat->db, b, &name, &kind, &live, &have_live, err, len);
+		/* A stored catalogue asked for by name does not need this machine's. */
+		if (r < 0 && (!want || r == -LK_EDB))
+			goto bad;
+	} else if (!want) {
+		lk_errbuf(err, len, "backend '%s' has no event catalogue", b ? b->name : "(none)");
+		r = -LK_ENOENT;
+		goto bad;
+	}
+	if (want && (!name || lk_strcasecmp(want, name))) {
+		r = db_load_pmu(cat->db, NULL, want, &cat->pmu, err, len);
+		if (r == -LK_ENOENT)
+			unknown_pmu(cat->db, want, err, len);
+	} else if (have_live) {
+		cat->pmu = live;
+		pmu_sort(&cat->pmu);	/* as a stored one loads: by name */
+		have_live = false;
+		r = 0;
+	} else
+		r = db_load_pmu(cat->db, kind, name, &cat->pmu, err, len);
+	if (have_live)
+		pmu_release(&live);
+	if (r < 0)
+		goto bad;
+
+	char host[256] = "localhost";
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	const char *chip = cat->pmu.marketing_name && *cat->pmu.marketing_name ? cat->pmu.marketing_name : cat->pmu.name;
+	cat->machine = xasprintf("%s/%s", host, chip);
+	if ((r = db_latest_verdicts(cat->db, cat->pmu.name, b ? b->name : "", cat->machine, &cat->verdicts,
+				    &cat->nverdicts, err, len)) < 0)
+		goto bad;
+	if (cat->nverdicts > 1)
+		qsort(cat->verdicts, cat->nverdicts, sizeof(*cat->verdicts), cmp_latest);
+	free(name);
+	free(kind);
+	*out = cat;
+	return 0;
+bad:
+	free(name);
+	free(kind);
+	catalog_close(cat);
+	return r;
+}
+
+int catalog_open_live(struct catalog **out, const struct lk_backend *b, char *err, size_t len)
+{
+	*out = NULL;
+	if (!b->catalog) {
+		lk_errbuf(err, len, "backend '%s' has no event catalogue", b->name);
+		return -LK_ENOENT;
+	}
+	struct catalog *cat = xcalloc(1, sizeof(*cat));
+	int r = b->catalog(&cat->pmu, err, len);
+	if (r < 0) {
+		catalog_close(cat);
+		return r;
+	}
+	*out = cat;
+	return 0;
+}
+
+const struct lk_pmu *catalog_pmu(const struct catalog *cat)
+{
+	return &cat->pmu;
+}
+
+const char *catalog_verdict(const struct catalog *cat, const struct lk_event *ev)
+{
+	if (!cat || !cat->nverdicts)
+		return NULL;
+	struct db_latest key = { .event = ev->name };
+	const struct db_latest *l = bsearch(&key, cat->verdicts, cat->nverdicts, sizeof(key), cmp_latest);
+	return l ? l->verdict : NULL;
+}
+
+bool catalog_verdict_failed(const struct catalog *cat, const struct lk_event *ev)
+{
+	return calib_verdict_failed(catalog_verdict(cat, ev));
+}
+
+bool catalog_has_verdicts(const struct catalog *cat)
+{
+	return cat && cat->nverdicts > 0;
+}
+
+struct db *catalog_db(struct catalog *cat)
+{
+	return cat->db;
+}
+
+const char *catalog_machine(const struct catalog *cat)
+{
+	return cat->machine;
+}
+
+void catalog_close(struct catalog *cat)
+{
+	if (!cat)
+		return;
+	pmu_release(&cat->pmu);
+	db_latest_free(cat->verdicts, cat->nverdicts);
+	free(cat->machine);
+	db_close(cat->db);
+	free(cat);
+}

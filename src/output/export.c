@@ -1,0 +1,381 @@
+/* output/export.c: JSON, CSV and Markdown forms of record's results. */
+#include "output/export.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n;
+	unsigned min;
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0)
+		n = 2, min = 0x80;
+	else if ((p[0] & 0xf0) == 0xe0)
+		n = 3, min = 0x800;
+	else if ((p[0] & 0xf8) == 0xf0)
+		n = 4, min = 0x10000;
+	else
+		return 0;
+	unsigned cp = p[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void export_json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (!n) {
+			fputs("\\ufffd", f);	/* JSON is UTF-8: an invalid byte becomes U+FFFD */
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p++);
+		} else if (*p < 0x20) {
+			fprintf(f, "\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (!isfinite(v))
+		fputs("null", f);
+	else if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.17g", v);
+}
+
+static const char *verdict_name(enum delta_verdict v)
+{
+	return v == DELTA_BETTER ? "better" : v == DELTA_WORSE ? "worse" : "none";
+}
+
+static const char *basis_name(enum gate_basis b)
+{
+	return b == GATE_EXACT ? "exact" : b == GATE_INTERVAL ? "interval" : "unbounded";
+}
+
+static void json_measurement(FILE *f, const struct export_command *ec, size_t r)
+{
+	const struct report_row *row = &ec->rows[r];
+	bool none = row->not_counted || !ec->runs;
+	fputs("\"name\": ", f);
+	export_json_str(f, row->name);
+	fputs(", \"unit\": ", f);
+	export_json_str(f, row->unit);
+	const struct { const char *k; double v; } fields[] = {
+		{ "mean", row->st.mean }, { "stddev", row->st.sd }, { "min", row->st.min },
+		{ "max", row->st.max }, { "q1", row->st.q1 }, { "median", row->st.median },
+		{ "q3", row->st.q3 },
+	};
+	for (size_t k = 0; k < sizeof(fields) / sizeof(*fields); k++) {
+		fprintf(f, ", \"%s\": ", fields[k].k);
+		json_num(f, none ? NAN : fields[k].v);
+	}
+	fprintf(f, ", \"outliers\": %zu, \"counted\": %s, \"runs_counted\": %zu", ec->runs ? row->st.outliers : 0,
+		row->not_counted ? "false" : "true", row->st.n);
+	if (row->scaled) {
+		fputs(", \"coverage\": ", f);
+		json_num(f, row->coverage);
+	}
+	if (row->has_delta) {
+		const struct lk_delta *d = &row->delta;
+		fputs(", \"delta\": {\"percent\": ", f);
+		json_num(f, d->valid ? d->pct : NAN);
+		fputs(", \"ci95_low\": ", f);
+		json_num(f, d->valid && d->bounded ? d->ci_low : NAN);
+		fputs(", \"ci95_high\": ", f);
+		json_num(f, d->valid && d->bounded ? d->ci_high : NAN);
+		fprintf(f, ", \"bounded\": %s, \"verdict\": \"%s\"}", d->valid && d->bounded ? "true" : "false",
+			verdict_name(d->verdict));
+	}
+	fputs(", \"samples\": [", f);
+	for (size_t i = 0; i < ec->runs; i++) {
+		if (i)
+			fputs(", ", f);
+		json_num(f, ec->samples[r][i]);
+	}
+	fputs("]", f);
+}
+
+static void json_command(FILE *f, const struct export_command *ec, const char *indent)
+{
+	fputs("{\"command\": ", f);
+	export_json_str(f, ec->command);
+	fputs(", \"name\": ", f);
+	export_json_str(f, ec->name);
+	fprintf(f, ", \"exit_code\": %d, \"failed_step\": ", ec->exit_code);
+	export_json_str(f, ec->failed_step);
+	fprintf(f, ", \"runs\": %zu, \"checks\": ", ec->runs);
+	if (ec->check_passed) {
+		fprintf(f, "{\"passed\": %zu, \"total\": %zu, \"samples\": [", ec->checks_passed, ec->runs);
+		for (size_t i = 0; i < ec->runs; i++)
+			fprintf(f, "%s%s", i ? ", " : "", ec->check_passed[i] ? "true" : "false");
+		fputs("]}", f);
+	} else
+		fputs("null", f);
+	fputs(", \"measurements\": [", f);
+	for (size_t r = 0; r < ec->nrows; r++) {
+		fprintf(f, "%s\n%s  {", r ? "," : "", indent);
+		json_measurement(f, ec, r);
+		fputc('}', f);
+	}
+	if (ec->nrows)
+		fprintf(f, "\n%s", indent);
+	fputs("]", f);
+	if (ec->detail && ec->detail_key) {
+		fputs(", ", f);
+		export_json_str(f, ec->detail_key);
+		fprintf(f, ": %s", ec->detail);
+	}
+	fputs("}", f);
+}
+
+void export_json(FILE *f, const struct export_run *r)
+{
+	fputs("{\n  \"lauka_version\": ", f);
+	export_json_str(f, r->lauka_version);
+	fputs(",\n  \"backend\": ", f);
+	export_json_str(f, r->backend);
+	fputs(",\n  \"runner_class\": ", f);
+	export_json_str(f, r->runner_class);
+	fputs(",\n  \"baseline\": ", f);
+	export_json_str(f, r->baseline);
+	fprintf(f, ",\n  \"order\": \"%s\",\n  \"seed\": ", r->interleaved ? "interleaved" : "sequential");
+	if (r->interleaved)
+		fprintf(f, "%llu", (unsigned long long)r->seed);
+	else
+		fputs("null", f);
+	fputs(",\n  \"shell\": ", f);
+	export_json_str(f, r->shell);
+	fputs(",\n  \"shell_cost\": ", f);
+	if (r->shell_cost)
+		json_command(f, r->shell_cost, "    ");
+	else
+		fputs("null", f);
+	fputs(",\n  \"commands\": [", f);
+	for (size_t c = 0; c < r->ncmds; c++) {
+		fputs(c ? ",\n    " : "\n    ", f);
+		json_command(f, &r->cmds[c], "      ");
+	}
+	fputs(r->ncmds ? "\n  ],\n  \"gates\": [" : "],\n  \"gates\": [", f);
+	for (size_t g = 0; g < r->ngates; g++) {
+		const struct export_gate *eg = &r->gates[g];
+		fputs(g ? ",\n    {\"gate\": " : "\n    {\"gate\": ", f);
+		export_json_str(f, eg->spec);
+		fputs(", \"measurement\": ", f);
+		export_json_str(f, eg->measurement);
+		fputs(", \"limit_percent\": ", f);
+		json_num(f, eg->limit);
+		fprintf(f, ", \"command_index\": %zu, \"command\": ", eg->command + 1);
+		export_json_str(f, eg->command < r->ncmds ? r->cmds[eg->command].command : NULL);
+		fputs(", \"change_percent\": ", f);
+		json_num(f, eg->eval.change);
+		fputs(", \"ci95_low\": ", f);
+		json_num(f, eg->eval.ci_low);
+		fputs(", \"ci95_high\": ", f);
+		json_num(f, eg->eval.ci_high);
+		fprintf(f, ", \"basis\": \"%s\", \"result\": \"%s\"}", basis_name(eg->eval.basis),
+			eg->eval.failed ? "fail" : "pass");
+	}
+	fputs(r->ngates ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+void export_csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+	if (!isfinite(v))
+		return;	/* an empty field */
+	if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.17g", v);
+}
+
+void export_csv(FILE *f, const struct export_run *r)
+{
+	fputs("command_index,command_name,command,exit_code,runs,measurement,unit,counted,runs_counted,mean,stddev,min,max,"
+	      "q1,median,q3,outliers,delta_percent,delta_ci95_low,delta_ci95_high,delta_verdict,checks_passed,"
+	      "checks_total\r\n", f);
+	for (size_t c = 0; c < r->ncmds; c++) {
+		const struct export_command *ec = &r->cmds[c];
+		for (size_t m = 0; m < ec->nrows; m++) {
+			const struct report_row *row = &ec->rows[m];
+			bool none = row->not_counted || !ec->runs;
+			fprintf(f, "%zu,", c + 1);
+			export_csv_field(f, ec->name);
+			fputc(',', f);
+			export_csv_field(f, ec->command);
+			fprintf(f, ",%d,%zu,", ec->exit_code, ec->runs);
+			export_csv_field(f, row->name);
+			fputc(',', f);
+			export_csv_field(f, row->unit);
+			fprintf(f, ",%s,%zu", row->not_counted ? "false" : "true", row->st.n);
+			const double v[] = { row->st.mean, row->st.sd, row->st.min, row->st.max,
+					     row->st.q1, row->st.median, row->st.q3 };
+			for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
+				fputc(',', f);
+				csv_num(f, none ? NAN : v[k]);
+			}
+			fputc(',', f);
+			if (ec->runs)
+				fprintf(f, "%zu", row->st.outliers);
+			const struct lk_delta *d = &row->delta;
+			fputc(',', f);
+			csv_num(f, row->has_delta && d->valid ? d->pct : NAN);
+			fputc(',', f);
+			csv_num(f, row->has_delta && d->valid && d->bounded ? d->ci_low : NAN);
+			fputc(',', f);
+			csv_num(f, row->has_delta && d->valid && d->bounded ? d->ci_high : NAN);
+			fprintf(f, ",%s,", row->has_delta ? verdict_name(d->verdict) : "");
+			if (ec->check_passed)
+				fprintf(f, "%zu,%zu", ec->checks_passed, ec->runs);
+			else
+				fputc(',', f);
+			fputs("\r\n", f);
+		}
+	}
+}
+
+void export_md_text(FILE *f, const char *s)
+{
+	for (const char *p = s ? s : ""; *p; p++) {
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			fputc(' ', f);
+		else if (strchr("|\\`*_[]<>", *p))
+			fprintf(f, "\\%c", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static void md_pct(FILE *f, double v)
+{
+	if (isinf(v))
+		fputs(v > 0 ? "+∞" : "−∞", f);
+	else if (!isfinite(v))
+		fputs("-", f);
+	else
+		fprintf(f, "%+.2f%%", v);
+}
+
+void export_markdown(FILE *f, const struct export_run *r)
+{
+	bool checks = false;
+	for (size_t c = 0; c < r->ncmds; c++)
+		checks |= r->cmds[c].check_passed != NULL;
+	fputs("| command | measurement | mean ± σ | min … max | delta (95% CI) |", f);
+	fputs(checks ? " checks |\n" : "\n", f);
+	fputs("|:---|:---|---:|---:|---:|", f);
+	fputs(checks ? "---:|\n" : "\n", f);
+	for (size_t c = 0; c < r->ncmds; c++) {
+		const struct export_command *ec = &r->cmds[c];
+		for (size_t m = 0; m < ec->nrows; m++) {
+			const struct report_row *row = &ec->rows[m];
+			char a[32], b[32];
+			fputs("| ", f);
+			export_md_text(f, ec->name ? ec->name : ec->command);
+			if (ec->exit_code)
+				fprintf(f, " (failed: exit code %d)", ec->exit_code);
+			fputs(" | ", f);
+			export_md_text(f, row->name);
+			fputs(" | ", f);
+			if (row->not_counted || !ec->runs)
+				fputs("not counted | - | ", f);
+			else {
+				report_fmt_value(row->st.mean, row->unit, a, sizeof(a));
+				report_fmt_value(row->st.sd, row->unit, b, sizeof(b));
+				fprintf(f, "%s ± %s | ", a, b);
+				report_fmt_value(row->st.min, row->unit, a, sizeof(a));
+				report_fmt_value(row->st.max, row->unit, b, sizeof(b));
+				fprintf(f, "%s … %s", a, b);
+				if (row->st.n < ec->runs)
+					fprintf(f, " (counted in %zu of %zu runs)", row->st.n, ec->runs);
+				fputs(" | ", f);
+			}
+			const struct lk_delta *d = &row->delta;
+			if (!row->has_delta || !d->valid)
+				fputs("-", f);
+			else {
+				md_pct(f, d->pct);
+				if (d->bounded) {
+					fputs(" [", f);
+					md_pct(f, d->ci_low);
+					fputs(", ", f);
+					md_pct(f, d->ci_high);
+					fputs("]", f);
+				} else
+					fputs(" [unbounded]", f);
+				fputs(d->verdict == DELTA_WORSE ? " 💩" : d->verdict == DELTA_BETTER ? " ⚡" : "", f);
+			}
+			if (checks) {
+				if (ec->check_passed)
+					fprintf(f, " | %zu/%zu", ec->checks_passed, ec->runs);
+				else
+					fputs(" | -", f);
+			}
+			fputs(" |\n", f);
+		}
+	}
+	if (!r->ngates)
+		return;
+	fputs("\n| gate | command | change | 95% CI | result |\n|:---|:---|---:|---:|:---|\n", f);
+	for (size_t g = 0; g < r->ngates; g++) {
+		const struct export_gate *eg = &r->gates[g];
+		const struct export_command *ec = eg->command < r->ncmds ? &r->cmds[eg->command] : NULL;
+		fputs("| ", f);
+		export_md_text(f, eg->spec);
+		fputs(" | ", f);
+		export_md_text(f, ec ? (ec->name ? ec->name : ec->command) : "");
+		fputs(" | ", f);
+		md_pct(f, eg->eval.change);
+		fputs(" | ", f);
+		if (eg->eval.basis == GATE_EXACT)
+			fputs("exact (σ = 0)", f);
+		else if (eg->eval.basis == GATE_UNBOUNDED)
+			fputs("unbounded", f);
+		else {
+			fputs("[", f);
+			md_pct(f, eg->eval.ci_low);
+			fputs(", ", f);
+			md_pct(f, eg->eval.ci_high);
+			fputs("]", f);
+		}
+		fputs(eg->eval.failed ? " | **fail** |\n" : " | pass |\n", f);
+	}
+}

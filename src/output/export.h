@@ -1,0 +1,67 @@
+/*
+ * output/export.h: machine-readable results of `lauka record`: JSON (every sample,
+ * the statistics, the deltas with both interval bounds, gate results and
+ * check verdicts), CSV (one row per command x measurement) and a Markdown
+ * table a pull-request comment can show.  Each writer prints to the FILE it
+ * is given; no other I/O (record/report.c makes the files atomic).
+ */
+#ifndef LAUKA_EXPORT_H
+#define LAUKA_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats/gate.h"
+#include "output/report.h"
+
+struct export_command {
+	const char *command;		/* as the user wrote it */
+	const char *name;		/* --command-name, or NULL */
+	int exit_code;			/* 0, or the code of what stopped it */
+	const char *failed_step;	/* NULL, or "command", "setup", "prepare", "conclude", "cleanup" */
+	size_t runs;			/* completed measured runs */
+	const struct report_row *rows;	/* one per measurement (statistics meaningless when runs == 0) */
+	const double *const *samples;	/* samples[row][run] */
+	size_t nrows;
+	const bool *check_passed;	/* [run], or NULL without --check */
+	size_t checks_passed;
+	const char *detail_key;		/* with detail: the backend's per-run details (a JSON value) */
+	const char *detail;
+};
+
+struct export_gate {
+	const char *spec;		/* as given: "Ir=1%" */
+	const char *measurement;
+	double limit;			/* percent */
+	size_t command;			/* index into the commands */
+	struct gate_eval eval;
+};
+
+struct export_run {
+	const char *backend;
+	const char *lauka_version;
+	const char *runner_class;
+	const char *baseline;		/* compared against this baseline, or NULL: against the first command */
+	bool interleaved;
+	uint64_t seed;			/* with interleaved */
+	const char *shell;		/* -S, or NULL */
+	const struct export_command *shell_cost;	/* the empty command under the shell, or NULL */
+	const struct export_command *cmds;
+	size_t ncmds;
+	const struct export_gate *gates;
+	size_t ngates;
+};
+
+void export_json(FILE *f, const struct export_run *r);
+void export_csv(FILE *f, const struct export_run *r);
+void export_markdown(FILE *f, const struct export_run *r);
+
+/* CSV field, quoted when it holds a comma, quote, CR or LF (RFC 4180). */
+void export_csv_field(FILE *f, const char *s);
+/* Text for a Markdown table cell: |, \, `, *, _, [, ], <, > escaped; newlines as spaces. */
+void export_md_text(FILE *f, const char *s);
+/* JSON string literal. */
+void export_json_str(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * record/record.h: `lauka record` as a pipeline over one state struct.
+ *
+ *   plan     (cmd/record-options.c, record/plan.c)  options, commands and hooks,
+ *            events and their schedule, backends, gates, the baseline, export
+ *            files: everything that can be wrong is found before the first run.
+ *   measure  (record/measure.c)  the order of runs (record/order.c), hooks,
+ *            the measured runs, their samples.
+ *   report   (record/report.c)  one block per command as soon as it and the
+ *            commands before it are done, the gate summary, the baseline,
+ *            exports, the exit code.
+ *
+ * cmd/record.c runs the three phases.  A new option is a row in the table of
+ * cmd/record-options.c and a field in struct record_opts; what it changes lives
+ * in the phase it belongs to.
+ */
+#ifndef LAUKA_RECORD_H
+#define LAUKA_RECORD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend/backend.h"
+#include "machine/catalog.h"
+#include "catalog/db.h"
+#include "base/progress.h"
+#include "record/order.h"
+#include "output/report.h"
+#include "spawn/runner.h"
+#include "base/util.h"
+
+#define RECORD_MIN_RUNS 3
+#define RECORD_MAX_RUNS 1000000
+
+enum record_color { RECORD_COLOR_AUTO, RECORD_COLOR_NEVER, RECORD_COLOR_ANSI };
+
+/* Untimed commands around the measured ones. */
+enum record_hook { HOOK_SETUP, HOOK_PREPARE, HOOK_CONCLUDE, HOOK_CLEANUP, HOOK_CHECK, HOOK_COUNT };
+extern const char *const record_hook_names[HOOK_COUNT];	/* "setup", ... as in --setup */
+
+enum record_export_kind { EXPORT_JSON, EXPORT_CSV, EXPORT_MARKDOWN, EXPORT_COUNT };
+
+/* A list of option values (repeatable options). */
+struct record_list {
+	const char **v;
+	size_t n;
+};
+
+struct record_opts {
+	unsigned long runs, warmup;
+	unsigned long *runs_each;		/* -n N,N,...: runs of command i (nruns_each values), or NULL */
+	size_t nruns_each;
+	const char *measurements;
+	const char *backend;
+	enum record_color color;
+	bool show_output;
+	const char *db;
+	const char *exports[EXPORT_COUNT];	/* file names, NULL when not asked for */
+	const char *plot;			/* --plot FILE.svg: the deltas drawn (output/plot-out.h) */
+	bool guided;				/* --guided: xctrace's guided-mode slots, named by calibration */
+	const char *shell;			/* -S/--shell */
+	bool interleave;
+	bool have_seed;
+	uint64_t seed;
+	struct record_list hooks[HOOK_COUNT];	/* once for every command, or once per command */
+	struct record_list names;		/* --command-name */
+	struct record_list gates;		/* --gate NAME=LIMIT */
+	const char *save_baseline, *baseline;
+	const char *runner_class;
+	bool any_runner;
+	char **cmds;				/* the arguments after -- */
+	size_t ncmds;
+};
+
+/* A program lauka runs: a measured command or a hook. */
+struct record_prog {
+	const char *text;	/* as the user wrote it */
+	char **argv;
+	char path[PATH_MAX];
+};
+
+/* One measured quantity: which backend instance and which of its events. */
+struct record_col {
+	size_t backend;		/* 0 = rusage, 1 = counter backend */
+	size_t index;		/* index into that backend's evsel array */
+	const struct lk_event *ev;
+	char *label;
+	const char *unit;
+};
+
+struct record_cmd {
+	struct record_prog prog;
+	const char *name;			/* --command-name, or NULL */
+	const struct record_prog *hook[HOOK_COUNT];	/* NULL when not given */
+	unsigned long warmups, planned;		/* warm-ups and measured runs to do */
+	size_t slots_left;			/* runs (warm-ups included) still ahead in the order */
+	size_t done;				/* measured runs completed */
+	double **vals;				/* [col][run] */
+	bool *check_ok;				/* [run], with --check */
+	size_t checks_passed;
+	struct report_row *rows;		/* [col], filled when the command is finished */
+	double *coverage;			/* [col] lowest counted fraction */
+	bool set_up, finished, stopped, cleaned_up;
+	int exit_code;				/* what stopped it, 0 if nothing */
+	const char *failed_step;		/* "command", "setup", ... or NULL */
+	struct lk_stats *ref;			/* [col] the baseline's statistics, with --baseline */
+	struct strbuf run_details;		/* the backend's json_run of each measured run, comma-separated */
+	char *detail;				/* {"scope": ..., "runs": [...]} once finished, or NULL */
+};
+
+struct record_gate {
+	const char *spec;	/* as given */
+	char *name;		/* the measurement named */
+	double limit;		/* percent */
+	size_t col;
+};
+
+struct record_export {
+	const char *path;
+	char *tmp;		/* the temporary file renamed over path at the end, or NULL (direct) */
+	FILE *f;
+};
+
+struct record {
+	int argc;
+	char **argv;
+	struct record_opts o;
+
+	/* plan */
+	const struct lk_backend *be;		/* counter backend, NULL: rusage only */
+	struct catalog *cat;
+	struct catalog *rcat;			/* rusage's catalogue, for verdicts of gated rusage events */
+	struct lk_pmu rpmu;
+	struct lk_evsel *sel[2];
+	size_t nsel[2];
+	struct backend_inst bi[2];
+	size_t nbi;
+	struct record_col *cols;
+	size_t ncols, name_width;
+	char **shell_argv;
+	char shell_path[PATH_MAX];
+	struct record_prog *hooks[HOOK_COUNT];
+	size_t nhooks[HOOK_COUNT];
+	char env_path[PATH_MAX];		/* env(1): puts LAUKA_COMMAND_INDEX/RUN_INDEX in a hook's environment */
+	struct record_cmd *cmds;
+	size_t ncmds;
+	struct record_gate *gates;
+	size_t ngates;
+	struct db *db;				/* for baselines; owned unless it is the catalogue's */
+	bool own_db;
+	struct db_baseline base;
+	bool have_base;
+	char *runner_class;
+	struct record_export exports[EXPORT_COUNT];
+	struct order_slot *slots;
+	size_t nslots;
+	struct runner run;
+	bool runner_ok;
+	struct lk_counts *counts[2];
+	struct record_cmd shell_cost;		/* the empty command under -S */
+	bool have_shell_cost;
+
+	/* measure */
+	struct lk_progress prog;
+	int first_fail;				/* first failing command's or hook's code */
+	int check_fail;				/* first failing check's code */
+	bool collect_err;
+
+	/* report */
+	struct report_opts ro;
+	size_t next_block;			/* the next command whose block is due */
+	bool shell_cost_shown;
+	bool gate_failed;
+	int stdout_errno;			/* why writing the results to stdout first failed, 0 if it did not */
+};
+
+/*
+ * Phases.  record_parse_options() and record_plan() return 0 to go on,
+ * -1 when there is nothing more to do and the exit code is 0 (--help),
+ * or the exit code after printing why.
+ */
+int record_parse_options(struct record *rec);
+int record_plan(struct record *rec);
+void record_measure(struct record *rec);
+/* Print the blocks that are due (called by measure after every finished command). */
+void record_report_ready(struct record *rec);
+/* fflush(stdout), remembering why it first failed (a full disk must not go unnoticed). */
+void record_flush_stdout(struct record *rec);
+int record_report(struct record *rec);
+void record_release(struct record *rec);
+
+/* Helpers the phases share (record/plan.c). */
+void record_cmd_alloc(struct record *rec, struct record_cmd *c, unsigned long runs);
+void record_cmd_free(struct record *rec, struct record_cmd *c);
+
+#endif

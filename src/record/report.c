@@ -1,0 +1,409 @@
+/*
+ * record/report.c: the report phase of record: one block per command (as
+ * soon as it and every command before it are done), the gate summary, the
+ * baseline, the export files, and the exit code:
+ *
+ *   2  a collection error, or the results could not be written
+ *   N  the first failing command's (or hook's) code, else the first failing check's
+ *   128 + N  lauka interrupted by signal N
+ *   3  a gate failed (and nothing else did)
+ */
+#include "backend/kperf/kperf.h"
+#include "base/error.h"
+#include "output/export.h"
+#include "output/plot-out.h"
+#include "stats/gate.h"
+#include "record/record.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_RESET "\033[0m"
+
+void record_flush_stdout(struct record *rec)
+{
+	if (fflush(stdout) != 0 && !rec->stdout_errno)
+		rec->stdout_errno = errno ? errno : EIO;
+}
+
+/* The reference of command ci in column col: the baseline's, or the first command's; NULL when there is none. */
+static const struct lk_stats *reference(const struct record *rec, const struct record_cmd *c, size_t col)
+{
+	if (c->ref)
+		return &c->ref[col];
+	if (c == &rec->cmds[0] || c == &rec->shell_cost || !rec->cmds[0].done)
+		return NULL;
+	return &rec->cmds[0].rows[col].st;
+}
+
+static void compute_rows(struct record *rec, struct record_cmd *c)
+{
+	for (size_t i = 0; i < rec->ncols; i++) {
+		struct report_row *row = &c->rows[i];
+		row->name = rec->cols[i].label;
+		row->unit = rec->cols[i].unit;
+		stats_compute(c->vals[i], c->done, &row->st);
+		row->not_counted = row->st.n == 0;	/* not counted in any run (NaN samples are left out) */
+		row->scaled = c->coverage[i] < 1;
+		row->coverage = c->coverage[i];
+		const struct lk_stats *ref = c->done ? reference(rec, c, i) : NULL;
+		row->has_delta = ref != NULL;
+		if (ref)
+			compare_delta(ref, &row->st, &row->delta);
+	}
+}
+
+static void print_block(struct record *rec, struct record_cmd *c, unsigned index, const char *title)
+{
+	struct report_opts ro = rec->ro;
+	char footer[96];
+	ro.title = title;
+	if (c->check_ok) {
+		snprintf(footer, sizeof(footer), "checks: %zu of %zu passed", c->checks_passed, c->done);
+		ro.footer = footer;
+	} else if (c == &rec->shell_cost)
+		ro.footer = "(the shell's own cost: part of every count below)";
+	char *text = c->name ? xasprintf("%s (%s)", c->name, c->prog.text) : NULL;
+	if (c == &rec->shell_cost)
+		text = xasprintf("%s -c ''", rec->o.shell);
+	report_block(stdout, &ro, index, c->done, text ? text : c->prog.text, c->rows, rec->ncols);
+	free(text);
+	record_flush_stdout(rec);
+	/* Scaled counts are never silent: below 99% counted, say so once per command. */
+	double low = 1;
+	for (size_t i = 0; i < rec->ncols; i++)
+		if (c->rows[i].scaled && !c->rows[i].not_counted && c->rows[i].coverage < low)
+			low = c->rows[i].coverage;
+	if (low < 0.99)
+		warning("only %.1f%% of command %u's run was counted (sampling or multiplexing); "
+			"the counts marked 'scaled' are extrapolated", low * 100, index);
+	/* Runs a counter never ran in are left out of its statistics, never averaged in as 0. */
+	for (size_t i = 0; i < rec->ncols; i++) {
+		const struct report_row *row = &c->rows[i];
+		if (!row->not_counted && row->st.n < c->done)
+			warning("'%s' was not counted in %zu of command %u's %zu runs (no sample, or no time on a "
+				"counter); its statistics are over the %zu runs that were", row->name,
+				c->done - row->st.n, index, c->done, row->st.n);
+	}
+	/* Direct process only; user mode (kperf, macOS rusage). */
+	if (c != &rec->shell_cost)
+		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);
+}
+
+void record_report_ready(struct record *rec)
+{
+	progress_clear(&rec->prog);
+	if (rec->have_shell_cost && rec->shell_cost.finished && !rec->shell_cost_shown) {
+		rec->shell_cost_shown = true;
+		compute_rows(rec, &rec->shell_cost);
+		if (rec->shell_cost.done)
+			print_block(rec, &rec->shell_cost, 0, "Shell alone");
+	}
+	while (rec->next_block < rec->ncmds && rec->cmds[rec->next_block].finished) {
+		struct record_cmd *c = &rec->cmds[rec->next_block++];
+		compute_rows(rec, c);
+		if (c->done)
+			print_block(rec, c, (unsigned)rec->next_block, NULL);
+	}
+}
+
+static void fmt_pct(double v, char *buf, size_t len)
+{
+	if (isinf(v))
+		snprintf(buf, len, "%s", v > 0 ? "+inf" : "-inf");
+	else if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.2f%%", v);
+}
+
+/* Every gate on every command that has a reference: the verdicts, and the summary table. */
+static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
+{
+	*n = 0;
+	if (!rec->ngates)
+		return NULL;
+	struct export_gate *out = xcalloc(rec->ngates * rec->ncmds, sizeof(*out));
+	for (size_t g = 0; g < rec->ngates; g++) {
+		const struct record_gate *gt = &rec->gates[g];
+		for (size_t ci = 0; ci < rec->ncmds; ci++) {
+			const struct record_cmd *c = &rec->cmds[ci];
+			const struct report_row *row = &c->rows[gt->col];
+			const struct lk_stats *ref = c->done ? reference(rec, c, gt->col) : NULL;
+			if (!ref)
+				continue;
+			struct export_gate *eg = &out[(*n)++];
+			eg->spec = gt->spec;
+			eg->measurement = rec->cols[gt->col].label;
+			eg->limit = gt->limit;
+			eg->command = ci;
+			gate_evaluate(ref, &row->st, &row->delta, gt->limit, &eg->eval);
+			rec->gate_failed |= eg->eval.failed;
+		}
+	}
+	char against[128];
+	if (rec->have_base)
+		snprintf(against, sizeof(against), "baseline '%s'", rec->o.baseline);
+	else
+		snprintf(against, sizeof(against), "command 1");
+	printf("Gates (against %s; a gate fails when the whole 95%% interval of the change lies above its limit):\n\n",
+	       against);
+	const char *hdr[5] = { "gate", "command", "change", "95% interval", "result" };
+	size_t w[5];
+	for (int k = 0; k < 5; k++)
+		w[k] = strlen(hdr[k]);
+	char (*cells)[5][160] = xcalloc(*n ? *n : 1, sizeof(*cells));
+	for (size_t i = 0; i < *n; i++) {
+		const struct export_gate *eg = &out[i];
+		const struct record_cmd *c = &rec->cmds[eg->command];
+		char lo[32], hi[32];
+		snprintf(cells[i][0], 160, "%s", eg->spec);
+		snprintf(cells[i][1], 160, "%zu: %.100s", eg->command + 1, c->name ? c->name : c->prog.text);
+		fmt_pct(eg->eval.change, cells[i][2], 160);
+		if (eg->eval.basis == GATE_EXACT)
+			snprintf(cells[i][3], 160, "exact (sd 0)");
+		else if (eg->eval.basis == GATE_UNBOUNDED)
+			snprintf(cells[i][3], 160, "unbounded");
+		else {
+			fmt_pct(eg->eval.ci_low, lo, sizeof(lo));
+			fmt_pct(eg->eval.ci_high, hi, sizeof(hi));
+			snprintf(cells[i][3], 160, "[%s, %s]", lo, hi);
+		}
+		snprintf(cells[i][4], 160, "%s", eg->eval.failed ? "FAIL" : "pass");
+		for (int k = 0; k < 5; k++)
+			if (strlen(cells[i][k]) > w[k])
+				w[k] = strlen(cells[i][k]);
+	}
+	for (int k = 0; k < 4; k++)
+		printf("%-*s   ", (int)w[k], hdr[k]);
+	printf("%s\n", hdr[4]);
+	for (size_t i = 0; i < *n; i++) {
+		for (int k = 0; k < 4; k++)
+			printf("%-*s   ", (int)w[k], cells[i][k]);
+		bool failed = out[i].eval.failed;
+		if (rec->ro.color)
+			printf("%s%s%s\n", failed ? C_RED : C_GREEN, cells[i][4], C_RESET);
+		else
+			printf("%s\n", cells[i][4]);
+	}
+	for (size_t g = 0; g < rec->ngates; g++) {
+		bool any = false;
+		for (size_t i = 0; i < *n; i++)
+			any |= out[i].spec == rec->gates[g].spec;
+		if (!any)
+			printf("%s   not evaluated: no command with runs has a reference\n", rec->gates[g].spec);
+	}
+	size_t failed = 0;
+	for (size_t i = 0; i < *n; i++)
+		failed += out[i].eval.failed;
+	printf("\n%zu of %zu gate check%s failed\n", failed, *n, *n == 1 ? "" : "s");
+	free(cells);
+	record_flush_stdout(rec);
+	return out;
+}
+
+/* The commit of the working directory, when it is a git checkout (malloc'd), else NULL. */
+static char *git_commit(void)
+{
+	FILE *p = popen("command -v git >/dev/null 2>&1 && git rev-parse --verify -q HEAD 2>/dev/null", "r");
+	if (!p)
+		return NULL;
+	char line[128] = "";
+	char *ok = fgets(line, sizeof(line), p);
+	pclose(p);
+	line[strcspn(line, "\r\n")] = '\0';
+	size_t n = strlen(line);
+	if (!ok || (n != 40 && n != 64) || strspn(line, "0123456789abcdef") != n)
+		return NULL;
+	return xstrdup(line);
+}
+
+/* --save-baseline: only a complete, checked measurement becomes a baseline. */
+static int save_baseline(struct record *rec)
+{
+	const char *name = rec->o.save_baseline;
+	if (!name)
+		return 0;
+	char why[160] = "";
+	if (runner_interrupted)
+		snprintf(why, sizeof(why), "lauka was interrupted");
+	else if (rec->collect_err)
+		snprintf(why, sizeof(why), "the measurement failed");
+	for (size_t ci = 0; ci < rec->ncmds && !why[0]; ci++) {
+		const struct record_cmd *c = &rec->cmds[ci];
+		if (c->stopped || c->done < c->planned)
+			snprintf(why, sizeof(why), "command %zu did not complete its runs", ci + 1);
+		else if (c->check_ok && c->checks_passed < c->done)
+			snprintf(why, sizeof(why), "the --check of command %zu failed on %zu of %zu runs", ci + 1,
+				 c->done - c->checks_passed, c->done);
+	}
+	if (why[0]) {
+		error("baseline '%s' not saved: %s", name, why);
+		return 0;
+	}
+	struct db_baseline b = {
+		.name = (char *)name, .runner_class = rec->runner_class,
+		.backend = (char *)(rec->be ? rec->be->name : "rusage"), .lauka_version = (char *)LAUKA_VERSION,
+		.git_commit = git_commit(), .shell = (char *)rec->o.shell, .nmeas = rec->ncols, .ncmds = rec->ncmds,
+	};
+	b.meas = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(char *));
+	b.units = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(char *));
+	for (size_t i = 0; i < rec->ncols; i++) {
+		b.meas[i] = (char *)rec->cols[i].ev->name;
+		b.units[i] = (char *)rec->cols[i].unit;
+	}
+	b.cmds = xcalloc(rec->ncmds, sizeof(*b.cmds));
+	for (size_t ci = 0; ci < rec->ncmds; ci++)
+		b.cmds[ci] = (struct db_baseline_cmd){ .name = (char *)rec->cmds[ci].name,
+						       .command = (char *)rec->cmds[ci].prog.text,
+						       .runs = rec->cmds[ci].done, .samples = rec->cmds[ci].vals };
+	char err[512];
+	int r = db_baseline_save(rec->db, &b, err, sizeof(err));
+	free(b.git_commit);
+	free(b.meas);
+	free(b.units);
+	free(b.cmds);
+	if (r < 0) {
+		error("cannot save baseline '%s': %s", name, err);
+		return EXIT_COUNTERS;
+	}
+	fprintf(stderr, "lauka: saved baseline '%s' (%zu command%s, runner class '%s')\n", name, rec->ncmds,
+		rec->ncmds == 1 ? "" : "s", rec->runner_class);
+	return 0;
+}
+
+static void fill_export(const struct record_cmd *c, const struct record *rec, struct export_command *ec)
+{
+	*ec = (struct export_command){
+		.command = c == &rec->shell_cost ? "" : c->prog.text, .name = c->name, .exit_code = c->exit_code,
+		.failed_step = c->failed_step, .runs = c->done, .rows = c->rows,
+		.samples = (const double *const *)c->vals, .nrows = rec->ncols, .check_passed = c->check_ok,
+		.checks_passed = c->checks_passed, .detail = c->detail,
+		.detail_key = c->detail && rec->be ? rec->be->name : NULL,
+	};
+}
+
+/* Write one export and put it in place; 0, or EXIT_COUNTERS after saying what failed. */
+static int commit_export(struct record_export *x)
+{
+	FILE *f = x->f;
+	x->f = NULL;
+	int bad = fflush(f) != 0 || ferror(f);
+	int e = errno;
+	if (!bad && x->tmp && fsync(fileno(f)) != 0 && errno != EINVAL)
+		bad = 1, e = errno;
+	if (fclose(f) != 0 && !bad)
+		bad = 1, e = errno;
+	if (!bad && x->tmp) {
+		size_t n = strlen(x->tmp) - strlen(".tmp-XXXXXX");
+		char *target = xmalloc(n + 1);
+		memcpy(target, x->tmp, n);
+		target[n] = '\0';
+		if (rename(x->tmp, target) != 0)
+			bad = 1, e = errno;
+		free(target);
+	}
+	if (bad) {
+		error("cannot write '%s': %s", x->path, strerror(e ? e : EIO));
+		if (x->tmp)
+			unlink(x->tmp);
+	}
+	FREE_AND_NULL(x->tmp);
+	return bad ? EXIT_COUNTERS : 0;
+}
+
+static int write_exports(struct record *rec, const struct export_gate *gates, size_t ngates)
+{
+	bool any = false;
+	for (int k = 0; k < EXPORT_COUNT; k++)
+		any |= rec->exports[k].f != NULL;
+	if (!any)
+		return 0;
+	struct export_command *cmds = xcalloc(rec->ncmds, sizeof(*cmds)), shell;
+	for (size_t ci = 0; ci < rec->ncmds; ci++)
+		fill_export(&rec->cmds[ci], rec, &cmds[ci]);
+	if (rec->have_shell_cost)
+		fill_export(&rec->shell_cost, rec, &shell);
+	struct export_run run = {
+		.backend = rec->be ? rec->be->name : "rusage", .lauka_version = LAUKA_VERSION,
+		.runner_class = rec->runner_class, .baseline = rec->have_base ? rec->o.baseline : NULL,
+		.interleaved = rec->o.interleave, .seed = rec->o.seed, .shell = rec->o.shell,
+		.shell_cost = rec->have_shell_cost ? &shell : NULL, .cmds = cmds, .ncmds = rec->ncmds,
+		.gates = gates, .ngates = ngates,
+	};
+	void (*const writer[EXPORT_COUNT])(FILE *, const struct export_run *) = { export_json, export_csv,
+										  export_markdown };
+	int rc = 0;
+	for (int k = 0; k < EXPORT_COUNT; k++) {
+		if (!rec->exports[k].f)
+			continue;
+		writer[k](rec->exports[k].f, &run);
+		if (commit_export(&rec->exports[k]))
+			rc = EXIT_COUNTERS;
+	}
+	free(cmds);
+	return rc;
+}
+
+/* --plot: the deltas as SVG (output/plot-out.c); false after saying what failed. */
+static bool write_plot(struct record *rec)
+{
+	char err[512];
+	struct report_row **rows = xcalloc(rec->ncmds, sizeof(*rows));
+	char **texts = xcalloc(rec->ncmds, sizeof(*texts));
+	for (size_t ci = 0; ci < rec->ncmds; ci++) {
+		rows[ci] = rec->cmds[ci].rows;
+		texts[ci] = (char *)rec->cmds[ci].prog.text;
+	}
+	int r = plot_record_write(rec->o.plot, rec->be ? rec->be->name : "rusage", texts, rec->ncmds, rows, rec->ncols,
+				  err, sizeof(err));
+	if (r < 0)
+		error("%s", err);
+	free(rows);
+	free(texts);
+	return r == 0;
+}
+
+int record_report(struct record *rec)
+{
+	record_report_ready(rec);
+	size_t ngates = 0;
+	struct export_gate *gates = evaluate_gates(rec, &ngates);
+	int save = save_baseline(rec);
+	int wrote = write_exports(rec, gates, ngates);
+	free(gates);
+	if (rec->o.plot && !write_plot(rec))
+		wrote = EXIT_COUNTERS;
+
+	int rc = 0;
+	if (rec->collect_err)
+		rc = EXIT_COUNTERS;
+	else if (rec->first_fail)
+		rc = rec->first_fail;
+	else if (rec->check_fail)
+		rc = rec->check_fail;
+	else if (runner_interrupted)
+		rc = 128 + runner_interrupted;
+	else if (rec->gate_failed)
+		rc = EXIT_GATE;
+	record_flush_stdout(rec);
+	if (rec->stdout_errno || ferror(stdout)) {
+		/* Reported here, once, with the reason; lauka.c's final check then has nothing left to say. */
+		error("cannot write the results to standard output: %s", strerror(rec->stdout_errno ? rec->stdout_errno : EIO));
+		clearerr(stdout);
+		if (!rc)
+			rc = EXIT_COUNTERS;
+	}
+	if (!rc)
+		rc = save ? save : wrote;
+	if (runner_interrupted && !rec->collect_err)
+		fprintf(stderr, "lauka: interrupted; results above are from the completed runs\n");
+	return rc;
+}

@@ -1,0 +1,74 @@
+/* stats/gate.c: parsing and judging `--gate NAME=LIMIT`. */
+#include "stats/gate.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gate_parse(const char *spec, char **name, double *limit, char *err, size_t len)
+{
+	*name = NULL;
+	const char *eq = strchr(spec, '=');
+	if (!eq) {
+		lk_errbuf(err, len, "gate '%s' has no limit", spec);
+		return -1;
+	}
+	const char *a = spec, *b = eq;
+	while (a < b && (*a == ' ' || *a == '\t'))
+		a++;
+	while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	if (a == b) {
+		lk_errbuf(err, len, "gate '%s' names no measurement", spec);
+		return -1;
+	}
+	const char *v = eq + 1;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	char *end;
+	double x = strtod(v, &end);
+	bool num = end != v;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	bool pct = *end == '%';
+	if (pct)
+		end++;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (!num || !pct || *end || *v == '-' || *v == '+' || !isfinite(x) || x < 0 || x > GATE_MAX_PCT) {
+		lk_errbuf(err, len, "gate '%s' needs a limit in percent from 0%% to %g%%", spec, GATE_MAX_PCT);
+		return -1;
+	}
+	*name = xmalloc((size_t)(b - a) + 1);
+	memcpy(*name, a, (size_t)(b - a));
+	(*name)[b - a] = '\0';
+	*limit = x;
+	return 0;
+}
+
+void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const struct lk_delta *d,
+		   double limit, struct gate_eval *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ci_low = out->ci_high = NAN;
+	if (ref->sd == 0 && cur->sd == 0) {
+		out->basis = GATE_EXACT;
+		if (ref->mean == 0)
+			out->change = cur->mean == 0 ? 0 : cur->mean > 0 ? INFINITY : -INFINITY;
+		else
+			out->change = (cur->mean - ref->mean) / fabs(ref->mean) * 100;
+		out->failed = out->change > limit;
+		return;
+	}
+	out->change = d->valid ? d->pct : NAN;
+	if (!d->valid || !d->bounded || !isfinite(d->ci_low) || !isfinite(d->ci_high)) {
+		out->basis = GATE_UNBOUNDED;
+		return;
+	}
+	out->basis = GATE_INTERVAL;
+	out->ci_low = d->ci_low;
+	out->ci_high = d->ci_high;
+	out->failed = d->ci_low > limit;
+}
