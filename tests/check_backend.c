@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "spawn/runner.h"
 #include "backend/perf-events.h"
+#include "base/exec-path.h"
 #include "catalog/pmu.h"
 
 static const struct {
@@ -219,12 +220,12 @@ START_TEST(test_resolve_too_long)
 	char buf[PATH_MAX], name[PATH_MAX + 64];
 	memset(name, '/', sizeof(name) - 1);
 	strcpy(name + PATH_MAX - 1 - strlen("/bin/true"), "/bin/true-not-there");
-	ck_assert_int_eq(runner_resolve(name, buf, sizeof(buf)), -ENAMETOOLONG);
+	ck_assert_int_eq(exec_resolve(name, buf, sizeof(buf)), -ENAMETOOLONG);
 	char bare[PATH_MAX + 8];
 	memset(bare, 'x', sizeof(bare) - 1);
 	bare[sizeof(bare) - 1] = '\0';
-	ck_assert_int_eq(runner_resolve(bare, buf, sizeof(buf)), -ENAMETOOLONG);
-	ck_assert_int_eq(runner_resolve("/bin/true", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(exec_resolve(bare, buf, sizeof(buf)), -ENAMETOOLONG);
+	ck_assert_int_eq(exec_resolve("/bin/true", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "/bin/true");
 	/* A PATH entry too long to join is skipped, not truncated. */
 	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
@@ -233,7 +234,7 @@ START_TEST(test_resolve_too_long)
 	strcpy(path + PATH_MAX, ":/bin");
 	path[0] = '/';
 	setenv("PATH", path, 1);
-	ck_assert_int_eq(runner_resolve("true", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(exec_resolve("true", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "/bin/true");
 	if (old) {
 		setenv("PATH", old, 1);

@@ -56,8 +56,8 @@
 #include "backend/backend.h"
 #include "backend/valgrind.h"
 #include "base/error.h"
+#include "base/exec-path.h"
 #include "base/progress.h"
-#include "spawn/runner.h"
 #include "base/sudo.h"
 #include "base/util.h"
 
@@ -107,7 +107,7 @@ struct valgrind_priv {
 static int valgrind_detect(char *why, size_t len)
 {
 	char path[PATH_MAX];
-	if (runner_resolve("valgrind", path, sizeof(path)) < 0) {
+	if (exec_resolve("valgrind", path, sizeof(path)) < 0) {
 		lk_errbuf(why, len, "valgrind not found in PATH");
 		return -LK_ENOTSUP;
 	}
@@ -363,7 +363,7 @@ static int valgrind_open(void *priv, struct lk_evsel *sel, size_t n, char *err, 
 	struct valgrind_priv *p = priv;
 	p->sel = sel;
 	p->n = n;
-	if (runner_resolve("valgrind", p->valgrind, sizeof(p->valgrind)) < 0) {
+	if (exec_resolve("valgrind", p->valgrind, sizeof(p->valgrind)) < 0) {
 		lk_errbuf(err, len, "valgrind not found in PATH");
 		return -LK_ENOTSUP;
 	}
@@ -373,7 +373,7 @@ static int valgrind_open(void *priv, struct lk_evsel *sel, size_t n, char *err, 
 		return -LK_EINVAL;
 	}
 	p->env[0] = '\0';
-	if (!(mode && !strcmp(mode, "inherit")) && runner_resolve("env", p->env, sizeof(p->env)) < 0) {
+	if (!(mode && !strcmp(mode, "inherit")) && exec_resolve("env", p->env, sizeof(p->env)) < 0) {
 		lk_errbuf(err, len, "'env' not found in PATH, needed to pin the environment (or set LAUKA_VALGRIND_ENV=inherit)");
 		return -LK_ENOTSUP;
 	}
@@ -411,7 +411,7 @@ static int valgrind_open(void *priv, struct lk_evsel *sel, size_t n, char *err, 
 static bool valgrind_can_run(const char *file)
 {
 	char path[PATH_MAX];
-	if (runner_resolve(file, path, sizeof(path)) < 0)
+	if (exec_resolve(file, path, sizeof(path)) < 0)
 		return true;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -436,7 +436,7 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 		return NULL;
 	p->cmdline = valgrind_join_argv(argv);
 	char resolved[PATH_MAX];
-	if (p->cmdline && runner_resolve(argv[0], resolved, sizeof(resolved)) == 0)
+	if (p->cmdline && exec_resolve(argv[0], resolved, sizeof(resolved)) == 0)
 		p->cmdline_path = xasprintf("%s%s", resolved, p->cmdline + strlen(argv[0]));
 	size_t argc = 0;
 	while (argv[argc])

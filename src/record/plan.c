@@ -9,6 +9,7 @@
 #include "cmd/builtin.h"
 #include "base/cmdline.h"
 #include "base/error.h"
+#include "base/exec-path.h"
 #include "output/export.h"
 #include "cmd/options.h"
 #include "output/plot-out.h"
@@ -54,7 +55,7 @@ static int check_split_mistake(const struct record_opts *o)
 /* Resolve argv[0] into prog->path; 0, or the exit code (127/126) after an error line. */
 static int resolve(struct record_prog *p, const char *what)
 {
-	int r = runner_resolve(p->argv[0], p->path, sizeof(p->path));
+	int r = exec_resolve(p->argv[0], p->path, sizeof(p->path));
 	if (r == -ENAMETOOLONG) {
 		error("%s path is longer than the system's limit (%zu bytes): '%.60s...'", what, sizeof(p->path) - 1,
 		      p->argv[0]);
@@ -195,7 +196,7 @@ static int plan_commands(struct record *rec)
 		 * had when it started (spawn/runner.h), so a hook gets its indices from
 		 * env(1) in front of it.
 		 */
-		if (!rec->env_path[0] && runner_resolve("env", rec->env_path, sizeof(rec->env_path)) < 0) {
+		if (!rec->env_path[0] && exec_resolve("env", rec->env_path, sizeof(rec->env_path)) < 0) {
 			error("hooks need env(1) to pass LAUKA_COMMAND_INDEX and LAUKA_RUN_INDEX, and it is not in PATH");
 			return 127;
 		}

@@ -88,13 +88,6 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 void runner_release(struct runner *r);
 
 /*
- * Resolve argv[0] like execvp would (PATH search when it has no '/').
- * Returns 0 and the path in buf, or -ENOENT / -EACCES, or -ENAMETOOLONG
- * when `file` itself does not fit in buf (never a shortened path).
- */
-int runner_resolve(const char *file, char *buf, size_t len);
-
-/*
  * Run `path` with `argv` once, measured by the backends.  counts[i] receives
  * backends[i]'s counts (nsel entries each).  Returns 0 when the child ran
  * (whatever its exit status), or -LK_E* with a reason in err.

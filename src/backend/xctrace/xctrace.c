@@ -13,11 +13,11 @@
 #include "base/error.h"
 #include "catalog/kpep.h"
 #include "backend/kperf/agg.h"
-#include "spawn/runner.h"
 #include "base/util.h"
 #include "backend/xctrace/agg.h"
 #include "backend/xctrace/parse.h"
 #include "backend/xctrace/template.h"
+#include "base/exec-path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -294,7 +294,7 @@ static int find_xctrace(struct xctrace_priv *p, char *why, size_t len)
 	char **prefix = p->prefix;
 	const char *env = getenv("LAUKA_XCTRACE");
 	if (env && *env) {
-		if (runner_resolve(env, p->xctrace, sizeof(p->xctrace)) < 0) {
+		if (exec_resolve(env, p->xctrace, sizeof(p->xctrace)) < 0) {
 			lk_errbuf(why, len, "LAUKA_XCTRACE='%s' is not an executable", env);
 			return -LK_ENOTSUP;
 		}
@@ -303,7 +303,7 @@ static int find_xctrace(struct xctrace_priv *p, char *why, size_t len)
 		return 0;
 	}
 #ifdef __APPLE__
-	if (runner_resolve("xcrun", p->xcrun, sizeof(p->xcrun)) == 0) {
+	if (exec_resolve("xcrun", p->xcrun, sizeof(p->xcrun)) == 0) {
 		prefix[0] = p->xcrun;
 		prefix[1] = (char *)"xctrace";
 		prefix[2] = NULL;
@@ -727,7 +727,7 @@ static char **xctrace_wrap_argv(void *priv, char *const argv[])
 	out[k++] = xstrdup("--");
 	/* xctrace launches a path, not a name to look up in PATH */
 	char path[PATH_MAX];
-	out[k++] = xstrdup(na && runner_resolve(argv[0], path, sizeof(path)) == 0 ? path : argv[0]);
+	out[k++] = xstrdup(na && exec_resolve(argv[0], path, sizeof(path)) == 0 ? path : argv[0]);
 	for (size_t i = 1; i < na; i++)
 		out[k++] = xstrdup(argv[i]);
 	out[k] = NULL;
