@@ -26,6 +26,7 @@
 #include "catalog/db.h"
 #include "base/error.h"
 #include "cmd/options.h"
+#include "machine/backend-choice.h"
 #include "output/plot-out.h"
 #include "base/probe-path.h"
 #include "base/progress.h"
@@ -113,10 +114,10 @@ static int choose_backend(const struct cal_opts *o, const struct lk_backend **ou
 		*out = b;
 		return 0;
 	}
-	b = options_backend(name);
+	b = backend_named(name);
 	if (!b)
 		return -EXIT_USAGE;
-	int r = options_backend_usable(b, argc, argv);
+	int r = backend_usable(b, argc, argv);
 	if (r < 0)
 		return r;
 	*out = b;

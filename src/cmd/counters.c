@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "catalog/kpep.h"
 #include "cmd/options.h"
+#include "machine/backend-choice.h"
 #include "output/plot-out.h"
 #include "catalog/sched.h"
 #include "base/util.h"
@@ -449,7 +450,7 @@ int cmd_counters(int argc, char **argv)
 	}
 	const struct lk_backend *b = NULL;
 	if (o.backend) {
-		b = options_backend(o.backend);
+		b = backend_named(o.backend);
 		if (!b) {
 			free(o.imports);
 			return EXIT_USAGE;

@@ -1,7 +1,6 @@
-/* cmd/options.c: option values, numbers and backend choice shared by the verbs. */
+/* cmd/options.c: option values and numbers shared by the verbs. */
 #include "cmd/options.h"
 #include "base/error.h"
-#include "base/sudo.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -60,42 +59,5 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	if (errno || *end || v > max)
 		return -1;
 	*out = v;
-	return 0;
-}
-
-const struct lk_backend *options_backend(const char *name)
-{
-	const struct lk_backend *b = backend_find(name);
-	if (b)
-		return b;
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; lk_backends[i]; i++)
-		strbuf_addf(&sb, "%s%s", i ? ", " : "", lk_backends[i]->name);
-	error("unknown backend '%s'", name);
-	tip("backends built into this lauka: %s", strbuf_str(&sb));
-	strbuf_release(&sb);
-	return NULL;
-}
-
-void options_need_root(int argc, char **argv)
-{
-	char *cmd = sudo_command(argc, argv);
-	fix("run it as root: %s", cmd);
-	free(cmd);
-}
-
-int options_backend_usable(const struct lk_backend *b, int argc, char **argv)
-{
-	char why[512] = "";
-	int r = b->detect ? b->detect(why, sizeof(why)) : 0;
-	if (r == -LK_EPERM) {
-		error("backend '%s' needs root: %s", b->name, why[0] ? why : lk_strerror(r));
-		options_need_root(argc, argv);
-		return -EXIT_COUNTERS;
-	}
-	if (r < 0) {
-		error("backend '%s' cannot run here: %s", b->name, why[0] ? why : lk_strerror(r));
-		return -EXIT_COUNTERS;
-	}
 	return 0;
 }

@@ -1,13 +1,10 @@
 /*
  * cmd/options.h: command-line plumbing the verbs share: option values
- * (`--opt VALUE` and `--opt=VALUE`), whole numbers, and choosing a backend
- * by name with the one-line errors every verb gives for it.  These print
- * (they are for cmd-*.c only).
+ * (`--opt VALUE` and `--opt=VALUE`) and whole numbers.  These print (they
+ * are for the verbs only).
  */
 #ifndef LAUKA_OPTIONS_H
 #define LAUKA_OPTIONS_H
-
-#include "backend/backend.h"
 
 /*
  * If argv[*i] is `opt` (value in the next argument, *i advances) or
@@ -30,17 +27,5 @@ int opt_uint(const char *opt, const char *what, const char *v, unsigned long max
 
 /* 0 when val is a non-empty string, else -1 after "error: option 'opt' needs a value, not an empty string". */
 int opt_nonempty(const char *opt, const char *val);
-
-/* The backend called `name`, or NULL after "error: unknown backend" and a tip listing them. */
-const struct lk_backend *options_backend(const char *name);
-
-/*
- * Can backend b run here?  0, or -EXIT_COUNTERS after one error line (with
- * a `fix: sudo ...` line built from argc/argv when it only lacks root).
- */
-int options_backend_usable(const struct lk_backend *b, int argc, char **argv);
-
-/* "fix: run it as root: sudo <this command line>". */
-void options_need_root(int argc, char **argv);
 
 #endif

@@ -28,7 +28,9 @@
 int cmd_record(int argc, char **argv)
 {
 	struct record rec = { .argc = argc, .argv = argv };
-	int rc = record_plan(&rec);
+	int rc = record_parse_options(&rec);
+	if (rc == 0)
+		rc = record_plan(&rec);
 	if (rc == -1)
 		rc = 0;	/* --help */
 	else if (rc == EXIT_USAGE && !rec.cols)
@@ -42,53 +44,4 @@ int cmd_record(int argc, char **argv)
 	}
 	record_release(&rec);
 	return rc;
-}
-
-void record_release(struct record *rec)
-{
-	for (size_t b = 0; b < rec->nbi; b++)
-		backend_inst_close(&rec->bi[b]);
-	if (rec->runner_ok)
-		runner_release(&rec->run);
-	for (int k = 0; k < EXPORT_COUNT; k++) {
-		struct record_export *x = &rec->exports[k];
-		if (x->f)
-			fclose(x->f);
-		if (x->tmp)
-			unlink(x->tmp);	/* nothing was measured: the old file stays */
-		free(x->tmp);
-	}
-	for (size_t b = 0; b < 2; b++) {
-		free(rec->counts[b]);
-		free(rec->sel[b]);
-	}
-	for (size_t i = 0; i < rec->ncmds; i++)
-		record_cmd_free(rec, &rec->cmds[i]);
-	free(rec->cmds);
-	if (rec->have_shell_cost)
-		record_cmd_free(rec, &rec->shell_cost);
-	for (int k = 0; k < HOOK_COUNT; k++) {
-		for (size_t i = 0; i < rec->nhooks[k]; i++)
-			cmdline_free(rec->hooks[k][i].argv);
-		free(rec->hooks[k]);
-		free(rec->o.hooks[k].v);
-	}
-	free(rec->o.names.v);
-	free(rec->o.runs_each);
-	free(rec->o.gates.v);
-	for (size_t g = 0; g < rec->ngates; g++)
-		free(rec->gates[g].name);
-	free(rec->gates);
-	for (size_t c = 0; c < rec->ncols; c++)
-		free(rec->cols[c].label);
-	free(rec->cols);
-	free(rec->slots);
-	cmdline_free(rec->shell_argv);
-	free(rec->runner_class);
-	db_baseline_release(&rec->base);
-	if (rec->own_db)
-		db_close(rec->db);
-	catalog_close(rec->rcat);
-	catalog_close(rec->cat);
-	pmu_release(&rec->rpmu);
 }

@@ -178,11 +178,9 @@ struct record {
 };
 
 /*
- * Phases.  record_parse_options() and record_plan() return 0 to go on,
- * -1 when there is nothing more to do and the exit code is 0 (--help),
- * or the exit code after printing why.
+ * Phases, after cmd/record-options.c has filled rec->o.  record_plan()
+ * returns 0 to go on, or the exit code after printing why.
  */
-int record_parse_options(struct record *rec);
 int record_plan(struct record *rec);
 void record_measure(struct record *rec);
 /* Print the blocks that are due (called by measure after every finished command). */
@@ -192,7 +190,7 @@ void record_flush_stdout(struct record *rec);
 int record_report(struct record *rec);
 void record_release(struct record *rec);
 
-/* Helpers the phases share (record/plan.c). */
+/* The record's memory (record/plan.c). */
 void record_cmd_alloc(struct record *rec, struct record_cmd *c, unsigned long runs);
 void record_cmd_free(struct record *rec, struct record_cmd *c);
 

@@ -1,0 +1,44 @@
+/* machine/backend-choice.c: a backend named by the user, and whether it can run here (see the header). */
+#include "machine/backend-choice.h"
+#include "base/error.h"
+#include "base/sudo.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+
+const struct lk_backend *backend_named(const char *name)
+{
+	const struct lk_backend *b = backend_find(name);
+	if (b)
+		return b;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; lk_backends[i]; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", lk_backends[i]->name);
+	error("unknown backend '%s'", name);
+	tip("backends built into this lauka: %s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return NULL;
+}
+
+void backend_need_root(int argc, char **argv)
+{
+	char *cmd = sudo_command(argc, argv);
+	fix("run it as root: %s", cmd);
+	free(cmd);
+}
+
+int backend_usable(const struct lk_backend *b, int argc, char **argv)
+{
+	char why[512] = "";
+	int r = b->detect ? b->detect(why, sizeof(why)) : 0;
+	if (r == -LK_EPERM) {
+		error("backend '%s' needs root: %s", b->name, why[0] ? why : lk_strerror(r));
+		backend_need_root(argc, argv);
+		return -EXIT_COUNTERS;
+	}
+	if (r < 0) {
+		error("backend '%s' cannot run here: %s", b->name, why[0] ? why : lk_strerror(r));
+		return -EXIT_COUNTERS;
+	}
+	return 0;
+}

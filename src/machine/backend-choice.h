@@ -1,0 +1,24 @@
+/*
+ * machine/backend-choice.h: choosing a backend by name for this machine, with
+ * the one-line errors every verb gives for it (an unknown name lists the
+ * backends built in; one that only lacks root gets a `fix: sudo ...` line
+ * built from the user's own command line).  These print.
+ */
+#ifndef LAUKA_BACKEND_CHOICE_H
+#define LAUKA_BACKEND_CHOICE_H
+
+#include "backend/backend.h"
+
+/* The backend called `name`, or NULL after "error: unknown backend" and a tip listing them. */
+const struct lk_backend *backend_named(const char *name);
+
+/*
+ * Can backend b run here?  0, or -EXIT_COUNTERS after one error line (with
+ * a `fix: sudo ...` line built from argc/argv when it only lacks root).
+ */
+int backend_usable(const struct lk_backend *b, int argc, char **argv);
+
+/* "fix: run it as root: sudo <this command line>". */
+void backend_need_root(int argc, char **argv);
+
+#endif

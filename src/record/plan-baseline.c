@@ -1,0 +1,213 @@
+/*
+ * record/plan-baseline.c: the runner class of this run and, with --baseline,
+ * the stored baseline it is compared with.  A comparison that would mean
+ * nothing (another runner class, backend, set of commands or measurements)
+ * is refused here, before anything runs; --save-baseline checks now that the
+ * database can be written.
+ */
+#include "base/error.h"
+#include "base/util.h"
+#include "catalog/db.h"
+#include "machine/catalog.h"
+#include "record/plan.h"
+#include "record/record.h"
+#include "stats/stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "<hostname>/<chip>": the machine id calibration stores verdicts under (machine/catalog.h). */
+static char *machine_id(const struct record *rec)
+{
+	if (rec->cat && catalog_machine(rec->cat))
+		return xstrdup(catalog_machine(rec->cat));
+	char host[256] = "localhost";
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	const struct lk_pmu *p = rec->cat ? catalog_pmu(rec->cat) : &rec->rpmu;
+	return xasprintf("%s/%s", host, p->marketing_name && *p->marketing_name ? p->marketing_name : p->name);
+}
+
+static int open_db(struct record *rec)
+{
+	char err[512];
+	if (rec->cat && catalog_db(rec->cat)) {
+		rec->db = catalog_db(rec->cat);
+		return 0;
+	}
+	if (db_open(&rec->db, rec->o.db, err, sizeof(err)) < 0) {
+		error("baselines need the database: %s", err);
+		return EXIT_COUNTERS;
+	}
+	rec->own_db = true;
+	return 0;
+}
+
+static void list_baselines_tip(struct record *rec)
+{
+	struct db_baseline *all = NULL;
+	size_t n = 0;
+	char err[256];
+	struct strbuf sb = STRBUF_INIT;
+	if (db_baseline_list(rec->db, &all, &n, err, sizeof(err)) == 0)
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&sb, "%s'%s'", i ? ", " : "", all[i].name);
+	for (size_t i = 0; i < n; i++)
+		db_baseline_release(&all[i]);
+	free(all);
+	if (n)
+		tip("stored baselines: %s (lauka baselines lists them)", strbuf_str(&sb));
+	else
+		tip("save one first: lauka record --save-baseline %s -- ...", rec->o.baseline);
+	strbuf_release(&sb);
+}
+
+/* Which baseline command each command is compared with, by --command-name or by position. */
+static int match_commands(struct record *rec, size_t *match)
+{
+	const struct db_baseline *b = &rec->base;
+	const char *bn = rec->o.baseline;
+	if (b->ncmds != rec->ncmds) {
+		error("baseline '%s' has %zu command%s, this run has %zu", bn, b->ncmds, b->ncmds == 1 ? "" : "s",
+		      rec->ncmds);
+		fix("give the same number of commands as when the baseline was saved");
+		return EXIT_USAGE;
+	}
+	if (!rec->o.names.n) {
+		for (size_t i = 0; i < rec->ncmds; i++)
+			match[i] = i;
+		return 0;
+	}
+	if (rec->o.names.n != rec->ncmds) {
+		error("--baseline with --command-name needs a name for every command (%zu names, %zu commands)",
+		      rec->o.names.n, rec->ncmds);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < rec->ncmds; i++) {
+		size_t j;
+		for (j = 0; j < b->ncmds && !(b->cmds[j].name && !strcmp(b->cmds[j].name, rec->cmds[i].name)); j++)
+			;
+		if (j == b->ncmds) {
+			struct strbuf sb = STRBUF_INIT;
+			for (size_t k = 0; k < b->ncmds; k++)
+				strbuf_addf(&sb, "%s'%s'", k ? ", " : "", b->cmds[k].name ? b->cmds[k].name : "(unnamed)");
+			error("baseline '%s' has no command named '%s'", bn, rec->cmds[i].name);
+			tip("its commands are named %s", strbuf_str(&sb));
+			strbuf_release(&sb);
+			return EXIT_USAGE;
+		}
+		match[i] = j;
+	}
+	return 0;
+}
+
+/* Load --baseline NAME and refuse a comparison that would mean nothing. */
+static int plan_baseline(struct record *rec)
+{
+	const char *bn = rec->o.baseline;
+	char err[512];
+	int r = db_baseline_load(rec->db, bn, &rec->base, err, sizeof(err));
+	if (r == -LK_ENOENT) {
+		error("%s", err);
+		list_baselines_tip(rec);
+		return EXIT_USAGE;
+	}
+	if (r < 0) {
+		error("%s", err);
+		return EXIT_COUNTERS;
+	}
+	rec->have_base = true;
+	const struct db_baseline *b = &rec->base;
+	if (strcmp(b->runner_class, rec->runner_class)) {
+		if (!rec->o.any_runner) {
+			error("baseline '%s' was recorded on runner class '%s', this is runner class '%s'", bn,
+			      b->runner_class, rec->runner_class);
+			fix("compare on the same class of machine (name it with --runner-class NAME when saving and comparing), "
+			    "or pass --any-runner to compare anyway");
+			return EXIT_USAGE;
+		}
+		warning("comparing with baseline '%s' from runner class '%s' on runner class '%s' (--any-runner)", bn,
+			b->runner_class, rec->runner_class);
+	}
+	const char *backend = rec->be ? rec->be->name : "rusage";
+	if (strcmp(b->backend, backend)) {
+		error("baseline '%s' was measured with backend '%s', this run uses '%s'", bn, b->backend, backend);
+		fix("add --backend %s", b->backend);
+		return EXIT_USAGE;
+	}
+	size_t *match = xcalloc(rec->ncmds, sizeof(*match));
+	if ((r = match_commands(rec, match))) {
+		free(match);
+		return r;
+	}
+	/* The same measurements, in any order (names are case-insensitive). */
+	size_t *bcol = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(*bcol));
+	struct strbuf missing = STRBUF_INIT, extra = STRBUF_INIT;
+	for (size_t c = 0; c < rec->ncols; c++) {
+		size_t m;
+		for (m = 0; m < b->nmeas && lk_strcasecmp(b->meas[m], rec->cols[c].ev->name); m++)
+			;
+		bcol[c] = m;
+		if (m == b->nmeas)
+			strbuf_addf(&extra, "%s%s", extra.len ? ", " : "", rec->cols[c].ev->name);
+	}
+	for (size_t m = 0; m < b->nmeas; m++) {
+		size_t c;
+		for (c = 0; c < rec->ncols && lk_strcasecmp(b->meas[m], rec->cols[c].ev->name); c++)
+			;
+		if (c == rec->ncols)
+			strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", b->meas[m]);
+	}
+	if (missing.len || extra.len) {
+		struct strbuf all = STRBUF_INIT;
+		for (size_t m = 0; m < b->nmeas; m++)
+			strbuf_addf(&all, "%s%s", m ? "," : "", b->meas[m]);
+		error("baseline '%s' has other measurements than this run:%s%s%s%s", bn,
+		      missing.len ? " not measured now: " : "", strbuf_str(&missing),
+		      extra.len ? (missing.len ? "; not in the baseline: " : " not in the baseline: ") : "",
+		      strbuf_str(&extra));
+		fix("measure what the baseline has: -m %s", strbuf_str(&all));
+		strbuf_release(&all);
+		r = EXIT_USAGE;
+	}
+	strbuf_release(&missing);
+	strbuf_release(&extra);
+	for (size_t i = 0; i < rec->ncmds && !r; i++) {
+		const struct db_baseline_cmd *bc = &b->cmds[match[i]];
+		rec->cmds[i].ref = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(struct lk_stats));
+		for (size_t c = 0; c < rec->ncols; c++)
+			stats_compute(bc->samples[bcol[c]], bc->runs, &rec->cmds[i].ref[c]);
+	}
+	free(match);
+	free(bcol);
+	return r;
+}
+
+int plan_runner_class(struct record *rec)
+{
+	rec->runner_class = rec->o.runner_class ? xstrdup(rec->o.runner_class) : machine_id(rec);
+	if (!rec->o.baseline && !rec->o.save_baseline) {
+		if (rec->o.any_runner || rec->o.runner_class) {
+			error("%s only applies with --baseline or --save-baseline",
+			      rec->o.any_runner ? "--any-runner" : "--runner-class");
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (rec->o.save_baseline && !*rec->o.save_baseline)
+		return error("--save-baseline needs a name"), EXIT_USAGE;
+	int r = open_db(rec);
+	if (r)
+		return r;
+	/* The baseline is stored after every run: find out now that it cannot be. */
+	char err[512];
+	if (rec->o.save_baseline && db_check_writable(rec->db, err, sizeof(err)) < 0) {
+		error("%s", err);
+		tip("--save-baseline stores the runs in the database; nothing was measured");
+		return EXIT_COUNTERS;
+	}
+	return rec->o.baseline ? plan_baseline(rec) : 0;
+}

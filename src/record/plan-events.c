@@ -1,0 +1,362 @@
+/*
+ * record/plan-events.c: which measurements a request names and whether they can
+ * be counted here: the backend (--backend, LAUKA_BACKEND or the machine's
+ * best), its catalogue, the names of -m and of the gates (an unknown name is
+ * a usage error with the closest names), counter scheduling for masked events
+ * (catalog/sched.c), opening the backends, and the table's columns.
+ */
+#include "backend/backend.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "catalog/sched.h"
+#include "machine/backend-choice.h"
+#include "machine/catalog.h"
+#include "machine/xctrace-slots.h"
+#include "record/plan.h"
+#include "record/record.h"
+#include "stats/gate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Names from -m, split at commas, trimmed, duplicates dropped (case-insensitive). */
+static size_t split_names(const char *list, char ***out)
+{
+	char **names = NULL;
+	size_t n = 0;
+	const char *p = list;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		while (len && (*p == ' ' || *p == '\t'))
+			p++, len--;
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (len) {
+			char *name = xmalloc(len + 1);
+			memcpy(name, p, len);
+			name[len] = '\0';
+			int dup = 0;
+			for (size_t i = 0; i < n; i++)
+				dup |= !lk_strcasecmp(names[i], name);
+			if (dup)
+				free(name);
+			else {
+				names = xrealloc(names, (n + 1) * sizeof(*names));
+				names[n++] = name;
+			}
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	*out = names;
+	return n;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void suggest(const struct lk_pmu *const *pmus, size_t npmus, const char *name)
+{
+	const char *best[4];
+	struct strbuf sb = STRBUF_INIT;
+	size_t shown = 0;
+	for (size_t k = 0; k < npmus && shown < 4; k++) {
+		if (!pmus[k])
+			continue;
+		size_t n = pmu_suggest(pmus[k], name, best, 4 - shown);
+		for (size_t i = 0; i < n; i++, shown++)
+			strbuf_addf(&sb, "%s'%s'", shown ? ", " : "", best[i]);
+	}
+	if (shown)
+		tip("did you mean %s?", strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+/* The first other backend whose catalogue has `name`, or NULL. */
+static const struct lk_backend *backend_having(const char *name, const struct lk_backend *current)
+{
+	for (size_t i = 0; lk_backends[i]; i++) {
+		const struct lk_backend *b = lk_backends[i];
+		if (b == current || b == backend_rusage() || !b->catalog)
+			continue;
+		struct lk_pmu pmu = { 0 };
+		char err[256];
+		bool found = b->catalog(&pmu, err, sizeof(err)) == 0 && pmu_find(&pmu, name);
+		pmu_release(&pmu);
+		if (found)
+			return b;
+	}
+	return NULL;
+}
+
+/*
+ * A name no loaded catalogue knows.  When another backend has it and only
+ * lacks root (kperf on macOS), that is the problem to report (exit 2);
+ * otherwise it is a usage error with the closest names and, if another
+ * backend has it, which one to pick.
+ */
+static int unknown_name(struct record *rec, const char *name, const struct lk_pmu *bpmu)
+{
+	const struct lk_backend *be = rec->be;
+	const struct lk_backend *other = backend_having(name, be);
+	char why[256] = "";
+	if (other && other->detect && other->detect(why, sizeof(why)) == -LK_EPERM) {
+		error("'%s' is a %s counter and needs root: %s", name, other->name, why);
+		backend_need_root(rec->argc, rec->argv);
+		return EXIT_COUNTERS;
+	}
+	error("unknown measurement '%s'%s%s", name, be ? " for backend " : "", be ? be->name : "");
+	const struct lk_pmu *pm[2] = { bpmu, &rec->rpmu };
+	suggest(pm, 2, name);
+	if (other)
+		tip("'%s' is a %s event: add --backend %s", name, other->name, other->name);
+	return EXIT_USAGE;
+}
+
+static void sel_add(struct record *rec, size_t which, const struct lk_event *ev, bool explicit)
+{
+	for (size_t i = 0; i < rec->nsel[which]; i++)
+		if (rec->sel[which][i].ev == ev) {
+			rec->sel[which][i].explicit |= explicit;
+			return;
+		}
+	rec->sel[which] = xrealloc(rec->sel[which], (rec->nsel[which] + 1) * sizeof(struct lk_evsel));
+	struct lk_evsel *e = &rec->sel[which][rec->nsel[which]++];
+	memset(e, 0, sizeof(*e));
+	e->ev = ev;
+	e->counter = -1;
+	e->explicit = explicit;
+}
+
+/* Add a named measurement to the selection; 0, or the exit code after an error. */
+static int select_name(struct record *rec, const char *name)
+{
+	const struct lk_pmu *bpmu = rec->cat ? catalog_pmu(rec->cat) : NULL;
+	const struct lk_event *ev = pmu_find(&rec->rpmu, name);
+	if (ev) {
+		sel_add(rec, 0, ev, true);
+		return 0;
+	}
+	ev = bpmu ? pmu_find(bpmu, name) : NULL;
+	if (ev) {
+		sel_add(rec, 1, ev, true);
+		return 0;
+	}
+	return unknown_name(rec, name, bpmu);
+}
+
+static int choose_backend(struct record *rec)
+{
+	const char *name = rec->o.backend ? rec->o.backend : getenv("LAUKA_BACKEND");
+	if (!name || !*name) {
+		rec->be = backend_default();
+		return 0;
+	}
+	const struct lk_backend *b = backend_named(name);
+	if (!b)
+		return EXIT_USAGE;
+	if (b == backend_rusage()) {
+		rec->be = NULL;
+		return 0;
+	}
+	int r = backend_usable(b, rec->argc, rec->argv);
+	if (r < 0)
+		return -r;
+	rec->be = b;
+	return 0;
+}
+
+/*
+ * Assign counters (catalog/sched.c) and store them in the selection; when the set
+ * cannot be counted at once, name the smallest conflicting subset.
+ */
+static int schedule(const struct lk_pmu *pmu, struct lk_evsel *sel, size_t n)
+{
+	bool constrained = false;
+	for (size_t i = 0; i < n; i++)
+		constrained |= sel[i].ev->counters_mask != 0;
+	if (!constrained)
+		return 0;
+	const struct lk_event **evs = xcalloc(n, sizeof(*evs));
+	int *counter = xcalloc(n, sizeof(*counter));
+	struct sched_conflict conf;
+	for (size_t i = 0; i < n; i++)
+		evs[i] = sel[i].ev;
+	int r = sched_assign(pmu, evs, n, counter, &conf);
+	if (r == 0) {
+		for (size_t i = 0; i < n; i++)
+			sel[i].counter = counter[i];
+	} else {
+		char *names = sched_conflict_names(evs, &conf);
+		error("requested measurements could not be scheduled on %s",
+		      pmu->marketing_name ? pmu->marketing_name : pmu->name);
+		tip("these events cannot be counted together: %s", names);
+		free(names);
+	}
+	free(evs);
+	free(counter);
+	return r;
+}
+
+int plan_catalogue(struct record *rec)
+{
+	char err[512] = "";
+	if (rec->o.guided && xctrace_record_guided(rec->o.backend) < 0)
+		return EXIT_USAGE;
+	int r = choose_backend(rec);
+	if (r)
+		return r;
+	backend_rusage()->catalog(&rec->rpmu, err, sizeof(err));
+	if (!rec->be)
+		return 0;
+	struct catalog_opts copts = { .db_path = rec->o.db };
+	if (catalog_open(&rec->cat, rec->be, &copts, err, sizeof(err)) < 0) {
+		/*
+		 * Measuring needs the machine's events, not the database: unless
+		 * the user named a database, fall back to the live catalogue and
+		 * say what is lost (the calibration verdicts).
+		 */
+		char live_err[512];
+		if (rec->o.db || catalog_open_live(&rec->cat, rec->be, live_err, sizeof(live_err)) < 0) {
+			error("cannot load the %s event catalogue: %s", rec->be->name, rec->o.db ? err : live_err);
+			return EXIT_COUNTERS;
+		}
+		warning("%s", err);
+		warning("measuring without the catalogue database: calibration verdicts are not checked");
+	}
+	return 0;
+}
+
+int plan_events(struct record *rec)
+{
+	const struct lk_pmu *bpmu = rec->cat ? catalog_pmu(rec->cat) : NULL;
+	int r = 0;
+	/* wall_time and peak_rss always come first. */
+	for (const char *const *d = backend_rusage()->defaults; *d; d++)
+		sel_add(rec, 0, pmu_find(&rec->rpmu, *d), false);
+	if (rec->o.measurements) {
+		char **names = NULL;
+		size_t n = split_names(rec->o.measurements, &names);
+		if (!n) {
+			error("no measurement named in -m '%s'", rec->o.measurements);
+			r = EXIT_USAGE;
+		}
+		for (size_t i = 0; i < n && !r; i++)
+			r = select_name(rec, names[i]);
+		free_names(names, n);
+		if (r)
+			return r;
+	} else if (rec->be && rec->be->defaults) {
+		for (const char *const *d = rec->be->defaults; *d; d++) {
+			const struct lk_event *ev = pmu_find(bpmu, *d);
+			if (ev)
+				sel_add(rec, 1, ev, false);
+		}
+	}
+	/* A gated measurement is measured, whether or not -m names it. */
+	rec->gates = xcalloc(rec->o.gates.n ? rec->o.gates.n : 1, sizeof(*rec->gates));
+	for (size_t g = 0; g < rec->o.gates.n; g++) {
+		struct record_gate *gt = &rec->gates[rec->ngates];
+		char err[256];
+		gt->spec = rec->o.gates.v[g];
+		if (gate_parse(gt->spec, &gt->name, &gt->limit, err, sizeof(err)) < 0) {
+			error("%s", err);
+			fix("write --gate NAME=LIMIT%%, e.g. --gate instructions=1%%");
+			return EXIT_USAGE;
+		}
+		rec->ngates++;
+		if ((r = select_name(rec, gt->name)))
+			return r;
+	}
+	/* Counter-constrained events (kpep) must fit on the counters together. */
+	if (bpmu && rec->nsel[1] && schedule(bpmu, rec->sel[1], rec->nsel[1]) < 0)
+		return EXIT_COUNTERS;
+	return 0;
+}
+
+/* Open the backends; drop default events that cannot count here, fail on explicit ones. */
+int plan_backends(struct record *rec)
+{
+	char err[512] = "";
+	/*
+	 * Catch SIGINT/SIGTERM before any backend takes hardware state (kperf
+	 * forces counters): from here on every signal ends on the cleanup path.
+	 */
+	runner_signals_install();
+	if (backend_inst_open(&rec->bi[rec->nbi], backend_rusage(), rec->sel[0], rec->nsel[0], err, sizeof(err)) < 0) {
+		error("%s", err);
+		return EXIT_COUNTERS;
+	}
+	rec->nbi++;
+	const struct lk_backend *be = rec->be;
+	if (!be || !rec->nsel[1])
+		return 0;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct backend_inst *bi = &rec->bi[rec->nbi];
+		int orc = backend_inst_open(bi, be, rec->sel[1], rec->nsel[1], err, sizeof(err));
+		if (orc < 0) {
+			error("%s backend: %s", be->name, err);
+			if (orc == -LK_EPERM)
+				backend_need_root(rec->argc, rec->argv);
+			else if (orc == -LK_EBUSY)
+				fix("quit the other program using the counters (Instruments, a profiler, another lauka), then retry");
+			return EXIT_COUNTERS;
+		}
+		size_t kept = 0;
+		for (size_t i = 0; i < rec->nsel[1]; i++) {
+			struct lk_evsel *e = &rec->sel[1][i];
+			if (!e->err) {
+				rec->sel[1][kept++] = *e;
+				continue;
+			}
+			if (e->explicit) {
+				error("cannot count '%s' with the %s backend: %s", e->ev->name, be->name,
+				      e->why[0] ? e->why : lk_strerror(e->err));
+				backend_inst_close(bi);
+				return EXIT_COUNTERS;
+			}
+		}
+		if (kept == rec->nsel[1]) {
+			rec->nbi++;
+			break;
+		}
+		backend_inst_close(bi);
+		rec->nsel[1] = kept;
+		if (!kept)
+			break;
+	}
+	return 0;
+}
+
+void plan_columns(struct record *rec)
+{
+	const struct lk_pmu *bpmu = rec->cat ? catalog_pmu(rec->cat) : NULL;
+	for (size_t i = 0; rec->cat && rec->nbi > 1 && i < rec->bi[1].nsel; i++) {
+		const struct lk_event *ev = rec->bi[1].sel[i].ev;
+		if (catalog_verdict_failed(rec->cat, ev))
+			warning("'%s' failed calibration on this machine (%s); treat its numbers with care",
+				ev->name, catalog_verdict(rec->cat, ev));
+	}
+	/* Columns in display order: rusage first, then the counter events. */
+	for (size_t b = 0; b < rec->nbi; b++) {
+		for (size_t i = 0; i < rec->bi[b].nsel; i++) {
+			rec->cols = xrealloc(rec->cols, (rec->ncols + 1) * sizeof(*rec->cols));
+			struct record_col *c = &rec->cols[rec->ncols++];
+			const struct lk_event *ev = rec->bi[b].sel[i].ev;
+			c->backend = b;
+			c->index = i;
+			c->ev = ev;
+			c->label = bpmu && b == 1 && !strcmp(bpmu->kind, "kpep") ? pmu_display_name(ev->name)
+				   : rec->o.guided && b == 1 ? xctrace_slot_label(rec->cat, ev) : xstrdup(ev->name);
+			c->unit = ev->unit;
+			if (strlen(c->label) > rec->name_width)
+				rec->name_width = strlen(c->label);
+		}
+	}
+}

@@ -1,0 +1,110 @@
+/*
+ * record/plan-exports.c: the export files (--export-json/-csv/-markdown) and the
+ * --plot path, opened or checked before anything runs so that an unwritable
+ * target is a usage error, not results lost at the end.
+ */
+#include "base/error.h"
+#include "base/util.h"
+#include "output/export.h"
+#include "output/plot-out.h"
+#include "record/plan.h"
+#include "record/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const export_opt[EXPORT_COUNT] = { "--export-json", "--export-csv", "--export-markdown" };
+
+/*
+ * Export files are written whole at the end, to a temporary file in the same
+ * directory renamed over the target, so a reader never sees half a file and
+ * an interrupted lauka leaves the old one.  Creating the temporary file now
+ * checks that the directory can be written before anything runs.  A target
+ * that exists and is not a regular file (/dev/stdout, a pipe) is written
+ * directly.
+ */
+static int open_export(struct record_export *x, const char *opt)
+{
+	struct stat st;
+	const char *path = x->path;
+	char *real = NULL;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			error("cannot write '%s' (%s): it is a directory", path, opt);
+			return EXIT_USAGE;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+			if (fd >= 0)
+				fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+			if (fd < 0 || !(x->f = fdopen(fd, "w"))) {
+				error("cannot write '%s' (%s): %s", path, opt, strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				return EXIT_USAGE;
+			}
+			return 0;
+		}
+		/* Keep a symbolic link: replace the file it points to. */
+		real = realpath(path, NULL);
+		if (real)
+			path = real;
+	}
+	x->tmp = xasprintf("%s.tmp-XXXXXX", path);
+	free(real);
+	int fd = mkstemp(x->tmp);
+	if (fd < 0) {
+		error("cannot write '%s' (%s): %s", x->path, opt, strerror(errno));
+		FREE_AND_NULL(x->tmp);
+		return EXIT_USAGE;
+	}
+	/* mkstemp makes 0600; an export is an ordinary file (0666 less the umask). */
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) != 0) {
+		/* Best effort: the file stays private to the user. */
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	x->f = fdopen(fd, "w");
+	if (!x->f) {
+		error("cannot write '%s' (%s): %s", x->path, opt, strerror(errno));
+		close(fd);
+		unlink(x->tmp);
+		FREE_AND_NULL(x->tmp);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int plan_exports(struct record *rec)
+{
+	char err[512];
+	if (rec->o.plot && rec->ncmds < 2) {
+		error("--plot draws deltas against the first command: give two or more commands");
+		return EXIT_USAGE;
+	}
+	if (rec->o.plot && plot_path_check(rec->o.plot, err, sizeof(err)) < 0) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	for (int k = 0; k < EXPORT_COUNT; k++) {
+		const char *p = rec->o.exports[k];
+		if (!p)
+			continue;
+		for (int j = 0; j < k; j++)
+			if (rec->o.exports[j] && !strcmp(rec->o.exports[j], p)) {
+				error("%s and %s both name '%s'", export_opt[j], export_opt[k], p);
+				return EXIT_USAGE;
+			}
+		rec->exports[k].path = p;
+		int r = open_export(&rec->exports[k], export_opt[k]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
