@@ -3,6 +3,7 @@
 #   make                 build $(BUILD)/lauka (never installs anything)
 #   make check           install missing test dependencies, then run every test
 #   make check SANITIZE=1  the same, built with -fsanitize=address,undefined
+#   make check-loaded    make check 5 times beside 4 busy processes (ROUNDS=, LOAD=)
 #   make demo            install missing dependencies, build, compare two probes
 #   make install         PREFIX=/usr/local DESTDIR=...; make uninstall; make dist
 #   make clean
@@ -30,7 +31,7 @@ Q          := $(if $(filter 1,$(V)),,@)
 
 # Goals that must work before the dependencies exist: they install them
 # first (check, demo) or need none (clean, check-macos, help).
-NODEP_GOALS := check demo clean check-macos help dist lint-man
+NODEP_GOALS := check check-loaded demo clean check-macos help dist lint-man
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(NODEP_GOALS),$(MAKECMDGOALS)),)
 SKIP_DEP_CHECK := 1
@@ -174,6 +175,6 @@ clean:
 	rm -rf build build-san $(CLEAN_EXTRA)
 
 help:
-	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
 -include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/src/lauka.d

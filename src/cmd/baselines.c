@@ -160,41 +160,56 @@ static int delete(struct db *db, const char *name)
 	return 0;
 }
 
+struct baselines_opts {
+	const char *db;
+	const char *words[2];	/* the action and its name */
+	size_t nwords;
+	bool color;
+};
+
+static int set_db(void *ctx, const char *v)
+{
+	((struct baselines_opts *)ctx)->db = v;
+	return 0;
+}
+
+static int set_color(void *ctx, const char *v)
+{
+	struct baselines_opts *o = ctx;
+	int c = opt_color(v);
+	if (c < 0)
+		return -1;
+	o->color = c == OPT_COLOR_ANSI || (c == OPT_COLOR_AUTO && o->color);
+	return 0;
+}
+
+static int add_word(void *ctx, const char *a)
+{
+	struct baselines_opts *o = ctx;
+	if (o->nwords == 2) {
+		error("unexpected argument '%s'", a);
+		help_hint("baselines");
+		return -1;
+	}
+	o->words[o->nwords++] = a;
+	return 0;
+}
+
+static const struct opt_spec baselines_options[] = {
+	{ "--db", NULL, true, set_db },
+	{ "--color", NULL, true, set_color },
+};
+
 int cmd_baselines(int argc, char **argv)
 {
-	const char *dbpath = NULL, *words[2] = { NULL, NULL };
-	size_t nwords = 0;
-	bool color = term_color_auto(STDOUT_FILENO);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int r;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return help_show("baselines"), 0;
-		if ((r = opt_value(argc, argv, &i, "--db", &v))) {
-			if (r < 0)
-				return help_hint("baselines"), EXIT_USAGE;
-			dbpath = v;
-			continue;
-		}
-		if ((r = opt_value(argc, argv, &i, "--color", &v))) {
-			if (r < 0 || (strcmp(v, "auto") && strcmp(v, "never") && strcmp(v, "ansi"))) {
-				if (r > 0)
-					error("invalid --color '%s'", v);
-				return help_hint("baselines"), EXIT_USAGE;
-			}
-			color = !strcmp(v, "ansi") || (!strcmp(v, "auto") && color);
-			continue;
-		}
-		if (a[0] == '-') {
-			error("unknown option '%s'", a);
-			return help_hint("baselines"), EXIT_USAGE;
-		}
-		if (nwords == 2) {
-			error("unexpected argument '%s'", a);
-			return help_hint("baselines"), EXIT_USAGE;
-		}
-		words[nwords++] = a;
-	}
+	struct baselines_opts o = { NULL, { NULL, NULL }, 0, term_color_auto(STDOUT_FILENO) };
+	static const struct opt_verb verb = { "baselines", baselines_options, ARRAY_SIZE(baselines_options), add_word,
+					      false };
+	int next, pr = opts_parse(&verb, &o, argc, argv, &next);
+	if (pr)
+		return pr > 0 ? 0 : EXIT_USAGE;
+	const char *dbpath = o.db, *const *words = o.words;
+	bool color = o.color;
 	const char *what = words[0] ? words[0] : "list";
 	bool named = !strcmp(what, "show") || !strcmp(what, "delete");
 	if (strcmp(what, "list") && !named) {

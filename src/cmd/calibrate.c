@@ -70,34 +70,27 @@ struct cal_run {
 	struct lk_progress prog;	/* one unit = one probe run */
 };
 
-static int usage_error(void)
-{
-	help_hint("calibrate");
-	return EXIT_USAGE;
-}
+#define SET(fn, stmt) \
+	static int fn(void *ctx, const char *v) { struct cal_opts *o = ctx; (void)v; stmt; return 0; }
+SET(set_quick, o->quick = true)
+SET(set_backend, o->backend = v)
+SET(set_db, o->db = v)
+SET(set_plot, o->plot = v)
+#undef SET
+
+static const struct opt_spec calibrate_options[] = {
+	{ "--backend", NULL, true, set_backend },
+	{ "--quick", NULL, false, set_quick },
+	{ "--plot", NULL, true, set_plot },
+	{ "--db", NULL, true, set_db },
+};
 
 static int parse_options(int argc, char **argv, struct cal_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return help_show("calibrate"), 1;
-		if (!strcmp(a, "--quick")) {
-			o->quick = true;
-			continue;
-		}
-		int r;
-		if ((r = opt_value(argc, argv, &i, "--backend", &o->backend)) ||
-		    (r = opt_value(argc, argv, &i, "--db", &o->db)) ||
-		    (r = opt_value(argc, argv, &i, "--plot", &o->plot))) {
-			if (r < 0)
-				return -1;
-			continue;
-		}
-		error(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
-		return -1;
-	}
-	return 0;
+	static const struct opt_verb verb = { "calibrate", calibrate_options, ARRAY_SIZE(calibrate_options), NULL,
+					      false };
+	int next;
+	return opts_parse(&verb, o, argc, argv, &next);
 }
 
 static int choose_backend(const struct cal_opts *o, const struct lk_backend **out, int argc, char **argv)
@@ -442,7 +435,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (pr > 0)
 		return 0;
 	if (pr < 0)
-		return usage_error();
+		return EXIT_USAGE;
 
 	struct cal_run cr = { 0 };
 	int r = choose_backend(&o, &cr.be, argc, argv);

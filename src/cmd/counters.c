@@ -41,52 +41,35 @@ struct counters_opts {
 	const char *plot;	/* --plot FILE.svg: the latest stored calibration */
 };
 
+#define SET(fn, stmt) \
+	static int fn(void *ctx, const char *v) { struct counters_opts *o = ctx; (void)v; stmt; return 0; }
+SET(set_details, o->details = true)
+SET(set_no_headers, o->no_headers = true)
+SET(set_backend, o->backend = v)
+SET(set_pmu, o->pmu = v)
+SET(set_db, o->db = v)
+SET(set_plot, o->plot = v)
+SET(set_check, o->check = v)
+SET(set_import, o->imports = xrealloc(o->imports, (o->nimports + 1) * sizeof(*o->imports));
+    o->imports[o->nimports++] = v)
+#undef SET
+
+static const struct opt_spec counters_options[] = {
+	{ "--details", "-d", false, set_details },
+	{ "--no-headers", NULL, false, set_no_headers },
+	{ "--backend", NULL, true, set_backend },
+	{ "--pmu", NULL, true, set_pmu },
+	{ "--db", NULL, true, set_db },
+	{ "--plot", NULL, true, set_plot },
+	{ "--check", NULL, true, set_check },
+	{ "--import", NULL, true, set_import },
+};
+
 static int parse_options(int argc, char **argv, struct counters_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int r;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return help_show("counters"), 1;
-		if (!strcmp(a, "-d") || !strcmp(a, "--details")) {
-			o->details = true;
-			continue;
-		}
-		if (!strcmp(a, "--no-headers")) {
-			o->no_headers = true;
-			continue;
-		}
-		if ((r = opt_value(argc, argv, &i, "--backend", &v)) || (r = opt_value(argc, argv, &i, "--pmu", &o->pmu)) ||
-		    (r = opt_value(argc, argv, &i, "--db", &o->db))) {
-			if (r < 0)
-				return -1;
-			if (!strcmp(a, "--backend") || !strncmp(a, "--backend=", 10))
-				o->backend = v;
-			continue;
-		}
-		if ((r = opt_value(argc, argv, &i, "--plot", &v))) {
-			if (r < 0)
-				return -1;
-			o->plot = v;
-			continue;
-		}
-		if ((r = opt_value(argc, argv, &i, "--check", &v))) {
-			if (r < 0)
-				return -1;
-			o->check = v;
-			continue;
-		}
-		if ((r = opt_value(argc, argv, &i, "--import", &v))) {
-			if (r < 0)
-				return -1;
-			o->imports = xrealloc(o->imports, (o->nimports + 1) * sizeof(*o->imports));
-			o->imports[o->nimports++] = v;
-			continue;
-		}
-		error("unknown option '%s'", a);
-		return -1;
-	}
-	return 0;
+	static const struct opt_verb verb = { "counters", counters_options, ARRAY_SIZE(counters_options), NULL, false };
+	int next;
+	return opts_parse(&verb, o, argc, argv, &next);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -445,7 +428,6 @@ int cmd_counters(int argc, char **argv)
 	}
 	if (r < 0) {
 		free(o.imports);
-		help_hint("counters");
 		return EXIT_USAGE;
 	}
 	const struct lk_backend *b = NULL;

@@ -24,6 +24,7 @@
 #include "backend/kperf/kperf.h"
 #include "cmd/builtin.h"
 #include "base/error.h"
+#include "cmd/options.h"
 #include "catalog/pmu.h"
 #include "spawn/runner.h"
 #include "base/util.h"
@@ -434,30 +435,41 @@ static void print(const struct doctor *d, const char *platform, bool ok)
 	}
 }
 
+struct doctor_opts {
+	struct doctor *d;
+	const char *only;	/* --backend NAME: only its facts */
+};
+
+static int set_json(void *ctx, const char *v)
+{
+	((struct doctor_opts *)ctx)->d->json = true;
+	return 0;
+}
+
+static int set_backend(void *ctx, const char *v)
+{
+	((struct doctor_opts *)ctx)->only = v;
+	return 0;
+}
+
+static const struct opt_spec doctor_options[] = {
+	{ "--backend", NULL, true, set_backend },
+	{ "--json", NULL, false, set_json },
+};
+
 int cmd_doctor(int argc, char **argv)
 {
 	struct doctor d;
 	memset(&d, 0, sizeof(d));
-	const char *only = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return help_show("doctor"), 0;
-		if (!strcmp(argv[i], "--spin") && i + 1 < argc) {
-			bool sys = i + 2 < argc && !strcmp(argv[i + 2], "--syscalls");
-			return spin(strtol(argv[i + 1], NULL, 10), sys);
-		}
-		if (!strcmp(argv[i], "--json")) {
-			d.json = true;
-		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-			only = argv[++i];
-		} else if (!strncmp(argv[i], "--backend=", 10)) {
-			only = argv[i] + 10;
-		} else {
-			error("unknown option '%s'", argv[i]);
-			help_hint("doctor");
-			return EXIT_USAGE;
-		}
-	}
+	/* The hidden `doctor --spin MS [--syscalls]`: the workload the facts above time (see spin()). */
+	if (argc >= 3 && !strcmp(argv[1], "--spin"))
+		return spin(strtol(argv[2], NULL, 10), argc >= 4 && !strcmp(argv[3], "--syscalls"));
+	struct doctor_opts o = { &d, NULL };
+	static const struct opt_verb verb = { "doctor", doctor_options, ARRAY_SIZE(doctor_options), NULL, false };
+	int next, pr = opts_parse(&verb, &o, argc, argv, &next);
+	if (pr)
+		return pr > 0 ? 0 : EXIT_USAGE;
+	const char *only = o.only;
 	if (only && !backend_find(only) && strcmp(only, "rusage")) {
 		error("unknown backend '%s'", only);
 		help_hint("doctor");

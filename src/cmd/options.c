@@ -1,6 +1,7 @@
-/* cmd/options.c: option values and numbers shared by the verbs. */
+/* cmd/options.c: the verbs' option parser, option values, numbers and --color. */
 #include "cmd/options.h"
 #include "base/error.h"
+#include "cmd/builtin.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -59,5 +60,110 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	if (errno || *end || v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int opt_color(const char *v)
+{
+	if (!strcmp(v, "auto"))
+		return OPT_COLOR_AUTO;
+	if (!strcmp(v, "never"))
+		return OPT_COLOR_NEVER;
+	if (!strcmp(v, "ansi") || !strcmp(v, "always"))
+		return OPT_COLOR_ANSI;
+	error("invalid --color '%s'", v);
+	fix("use --color auto, never or ansi");
+	return -1;
+}
+
+/*
+ * A suggestion is a long name within two edits of what was typed, and near
+ * in proportion too (two edits turn "--x" into "--db": no suggestion).
+ */
+const char *opts_suggest(const struct opt_spec *tab, size_t n, const char *typed)
+{
+	size_t len = strcspn(typed, "=");
+	char *word = xstrdup(typed);
+	word[len] = '\0';
+	const char *best = NULL;
+	size_t bestd = 3;
+	for (size_t i = 0; i < n; i++) {
+		const char *names[2] = { tab[i].name, tab[i].alias };
+		for (size_t k = 0; k < 2; k++) {
+			if (!names[k] || strncmp(names[k], "--", 2))
+				continue;
+			size_t d = lk_edit_distance(word, names[k]);
+			if (d < bestd && d * 3 <= (len > 2 ? len - 2 : 0)) {
+				bestd = d;
+				best = names[k];
+			}
+		}
+	}
+	free(word);
+	return best;
+}
+
+/* 1 when argv[*i] is option o (its value in *val), 0 when not, -1 on a missing value. */
+static int opt_match(const struct opt_spec *o, int argc, char **argv, int *i, const char **val)
+{
+	const char *a = argv[*i];
+	const char *names[2] = { o->name, o->alias };
+	for (size_t k = 0; k < 2 && names[k]; k++) {
+		const char *n = names[k];
+		if (!o->value) {
+			if (!strcmp(a, n))
+				return *val = NULL, 1;
+			continue;
+		}
+		int r = opt_value(argc, argv, i, n, val);
+		if (r)
+			return r;
+		/* -n9, -mcycles: a short option with its value attached */
+		if (n[1] != '-' && !strncmp(a, n, 2) && a[2] && a[2] != '=')
+			return *val = a + 2, 1;
+	}
+	return 0;
+}
+
+static int unknown_option(const struct opt_verb *v, const char *a)
+{
+	error("unknown option '%s'", a);
+	const char *best = opts_suggest(v->opts, v->nopts, a);
+	if (best)
+		tip("did you mean '%s'?", best);
+	else
+		help_hint(v->verb);
+	return -1;
+}
+
+int opts_parse(const struct opt_verb *v, void *ctx, int argc, char **argv, int *next)
+{
+	int i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (v->dashdash && !strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return help_show(v->verb), 1;
+		int r = 0;
+		const char *val = NULL;
+		size_t k;
+		for (k = 0; k < v->nopts && !r; k++)
+			r = opt_match(&v->opts[k], argc, argv, &i, &val);
+		if (r < 0 || (r > 0 && v->opts[k - 1].set(ctx, val) < 0))
+			return -1;
+		if (r > 0)
+			continue;
+		if (a[0] == '-' && a[1])
+			return unknown_option(v, a);
+		if (!v->positional) {
+			error("unexpected argument '%s'", a);
+			help_hint(v->verb);
+			return -1;
+		}
+		if (v->positional(ctx, a) < 0)
+			return -1;
+	}
+	*next = i < argc ? i + 1 : argc;
 	return 0;
 }

@@ -1,10 +1,52 @@
 /*
- * cmd/options.h: command-line plumbing the verbs share: option values
- * (`--opt VALUE` and `--opt=VALUE`) and whole numbers.  These print (they
- * are for the verbs only).
+ * cmd/options.h: command-line plumbing the verbs share: the one option parser
+ * (each verb declares a table of its options), option values (`--opt VALUE`
+ * and `--opt=VALUE`), whole numbers and --color.  Choosing a backend by name
+ * is machine/backend-choice.h.  These print (they are for the verbs in cmd/
+ * only).
  */
 #ifndef LAUKA_OPTIONS_H
 #define LAUKA_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * One option of a verb.  A verb's options are a table of these, so an option
+ * is added as one row (and its line in help.c and doc/lauka.1).
+ */
+struct opt_spec {
+	const char *name;	/* "--long" */
+	const char *alias;	/* a short form ("-n") or another long name ("--json"), or NULL */
+	bool value;		/* takes a value: `--opt V`, `--opt=V`, and `-nV` for a short alias */
+	/* Stores the value (NULL for a flag) in ctx; prints its own error and returns < 0 when it is wrong. */
+	int (*set)(void *ctx, const char *v);
+};
+
+struct opt_verb {
+	const char *verb;		/* its --help, and the tip after an error */
+	const struct opt_spec *opts;
+	size_t nopts;
+	/* An argument that is not an option: 0 to take it, < 0 after printing why not.  NULL: none are
+	   taken ("unexpected argument"). */
+	int (*positional)(void *ctx, const char *arg);
+	bool dashdash;			/* "--" ends the options (record: the commands follow) */
+};
+
+/*
+ * Parse argv[1..argc-1] against v's table.  0 when every argument was taken
+ * (*next: the index after the "--" that ended the options, or argc); 1 after
+ * printing the verb's help for -h or --help; -1 after a one-line error and a
+ * tip: "did you mean '--details'?" for a mistyped option, else the verb's help.
+ */
+int opts_parse(const struct opt_verb *v, void *ctx, int argc, char **argv, int *next);
+
+/* The option of tab nearest to `typed` (its part before any '='), when close enough to suggest, or NULL. */
+const char *opts_suggest(const struct opt_spec *tab, size_t n, const char *typed);
+
+/* --color WHEN: 0 auto, 1 never, 2 ansi ("always" is ansi, as in other tools); -1 after the error. */
+enum { OPT_COLOR_AUTO, OPT_COLOR_NEVER, OPT_COLOR_ANSI };
+int opt_color(const char *v);
 
 /*
  * If argv[*i] is `opt` (value in the next argument, *i advances) or

@@ -11,19 +11,17 @@
 #include "backend/backend.h"
 #include "cmd/builtin.h"
 #include "base/error.h"
+#include "cmd/options.h"
 
 #include <stdio.h>
 #include <string.h>
 
 int cmd_version(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return help_show("version"), 0;
-	if (argc > 1) {
-		error("unknown option '%s'", argv[1]);
-		help_hint("version");
-		return EXIT_USAGE;
-	}
+	static const struct opt_verb verb = { "version", NULL, 0, NULL, false };
+	int next, pr = opts_parse(&verb, NULL, argc, argv, &next);
+	if (pr)
+		return pr > 0 ? 0 : EXIT_USAGE;
 	printf("lauka %s%s%s%s\n", LAUKA_VERSION, *LAUKA_GIT_REV ? " (" : "", LAUKA_GIT_REV,
 	       *LAUKA_GIT_REV ? ")" : "");
 	printf("backends:\n");
