@@ -405,7 +405,9 @@ static void assert_closed(const char *when)
 	ck_assert_msg(!st.lightweight_pet, "%s: lightweight PET still on", when);
 	ck_assert_msg(!st.counting && !st.thread_counting, "%s: kpc still counting", when);
 	ck_assert_msg(!st.kd_setup && !st.kd_enabled && !st.kd_nbufs, "%s: kdebug not reset", when);
-	ck_assert_msg(!st.timer_count && !st.action_count, "%s: kperf not reset", when);
+	/* kperf_reset keeps the action and timer counts (action.c) and clears what they hold. */
+	ck_assert_msg(!st.samplers && !st.timer_action && !st.timer_period && st.filter_pid <= 0,
+		      "%s: kperf not reset", when);
 	ck_assert_msg(st.owner == 0, "%s: ktrace still owned by %d", when, st.owner);
 }
 
@@ -941,6 +943,40 @@ START_TEST(test_forced_elsewhere)
 }
 END_TEST
 
+/*
+ * N1 (audit 3): another kperf client set 32 actions (KPERF_ACTION_MAX, as
+ * IB-style tools do) since boot and reset kperf.  XNU never lowers the
+ * action count (action.c kperf_action_set_count: EINVAL when count <
+ * actionc) and kperf_reset keeps it, so setting 1 fails until reboot.  The
+ * backend reads the count and keeps it; the run counts, the count stays 32.
+ */
+START_TEST(test_n1_action_count_left_by_another_client)
+{
+	static const char *const left[] = { "32", "2", "0" };
+	for (size_t i = 0; i < ARRAY_SIZE(left); i++) {
+		setenv("LAUKA_STANDIN_ACTIONS", left[i], 1);
+		use_standin();
+		uint32_t want = (uint32_t)atoi(left[i]) ? (uint32_t)atoi(left[i]) : 1;
+		struct backend_inst bi;
+		char err[512] = "";
+		ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "%s actions left: open: %s", left[i], err);
+		struct lk_counts c[1];
+		struct runner_result res;
+		char *argv[] = { LAUKA_BUILD "/kperf-spin", "20", NULL };
+		ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "%s actions left: run: %s", left[i],
+			      err);
+		ck_assert(c[0].supported && c[0].running && c[0].value > 0);
+		ck_assert_uint_eq(state().action_count, want);
+		backend_inst_close(&bi);
+		assert_closed("after close");
+		ck_assert_uint_eq(state().action_count, want);	/* reset keeps it */
+		kperf_lib_unload();
+		dlclose(standin_handle);
+	}
+	unsetenv("LAUKA_STANDIN_ACTIONS");
+}
+END_TEST
+
 /* State a killed run left (sampling and PET on): repaired, and the run works. */
 START_TEST(test_stale_state_repaired)
 {
@@ -978,7 +1014,7 @@ START_TEST(test_setup_failures)
 {
 	use_standin();
 	static const char *const specs[] = {
-		"kperf_action_count_set=16", "kperf_timer_count_set=22", "kperf_action_samplers_set=22",
+		"kperf_action_count_get=1", "kperf_action_count_set=16", "kperf_timer_count_set=22", "kperf_action_samplers_set=22",
 		"kperf_timer_period_set=16", "kperf_timer_action_set=16", "kperf_timer_pet_set=16",
 		"sysctl_int=16", "kdebug_4=12", "kdebug_6=22", "kdebug_8=22",
 	};
@@ -1198,11 +1234,14 @@ START_TEST(test_model_rules)
 	ck_assert_int_eq(sys->kdebug(KPERF_KD_SETUP, 0, NULL, &zero), 0);
 	ck_assert_int_eq(reset(), 0);
 	struct standin_state st = state();
-	ck_assert(st.kd_setup && st.owner == (int)getpid() && !st.action_count && !st.lightweight_pet);
+	/* kperf_reset kept the action count (XNU never lowers it): it still cannot shrink. */
+	ck_assert(st.kd_setup && st.owner == (int)getpid() && st.action_count == 2 && !st.lightweight_pet);
 	ck_assert_int_eq(sys->kdebug(KPERF_KD_REMOVE, 0, NULL, &zero), 0);
 	st = state();
 	ck_assert(!st.kd_setup && st.owner == 0);
 	ck_assert(st.kd_setups == 1 && st.kd_removes == 1);
+	ck_assert(action_count(1) == -1 && errno == EINVAL);
+	ck_assert_int_eq(action_count(2), 0);
 }
 END_TEST
 
@@ -1254,6 +1293,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_ebusy_path);
 	tcase_add_test(tc, test_forced_elsewhere);
 	tcase_add_test(tc, test_stale_state_repaired);
+	tcase_add_test(tc, test_n1_action_count_left_by_another_client);
 	tcase_add_test(tc, test_stale_state_unrepairable);
 	tcase_add_test(tc, test_setup_failures);
 	tcase_add_test(tc, test_attach_failures);

@@ -18,6 +18,13 @@ expect_rc 0
 expect_out '^l1d_cache_miss_ld_nonspec '; expect_out '^core_active_cycle '
 row_of 1 l1d_cache_miss_ld_nonspec | grep -q '(scaled, [0-9.]*% counted)' || fail "sampled count not marked as scaled"
 
+# N1 (audit 3): another kperf client set 32 actions since boot; XNU never lowers the count and
+# kperf_reset keeps it, so the code that set 1 failed here with "'kperf_action_count_set': Invalid
+# argument" until a reboot.
+LAUKA_STANDIN_STATE="$PWD/n1.state" LAUKA_STANDIN_ACTIONS=32 run "$LAUKA" --color never --backend kperf -m inst_branch -- "$LAUKA_BUILD/kperf-spin 10"
+expect_rc 0
+row_of 1 inst_branch | grep -q '(scaled, [0-9.]*% counted)' || fail "N1: inst_branch not counted: $out $err"
+
 # F1: the M1 default set puts three events on PMC5-7, which exist only once the counters are
 # forced (the model logs 2+8 values then, 2+5 before); the code before the fix failed here with
 # "kpep_config_kpc_map gave counter 7 of 7".

@@ -123,6 +123,9 @@ static void load(void)
 		S.owner_mask = MASK_KDEBUG | MASK_KPERF;
 		S.sampling = 1;
 	}
+	/* Another kperf client (an IB-style tool sets 32, KPERF_ACTION_MAX) ran since boot and reset kperf. */
+	if (env_long("LAUKA_STANDIN_ACTIONS", 0) > 0)
+		S.action_count = (uint32_t)env_long("LAUKA_STANDIN_ACTIONS", 0);
 	if (env_is("LAUKA_STANDIN_FORCED", "1"))
 		S.force_owner = (int)getppid();
 	save();
@@ -408,6 +411,7 @@ int kpc_set_thread_counting(uint32_t classes);
 uint32_t kpc_get_counter_count(uint32_t classes);
 int kpc_set_config(uint32_t classes, uint64_t *config);
 int kperf_action_count_set(uint32_t n);
+int kperf_action_count_get(uint32_t *n);
 int kperf_action_samplers_set(uint32_t action, uint32_t samplers);
 int kperf_action_filter_set_by_pid(uint32_t action, int32_t pid);
 int kperf_timer_count_set(uint32_t n);
@@ -554,6 +558,23 @@ static int action_count_set(uint32_t n)
 int kperf_action_count_set(uint32_t n)
 {
 	LOCKED(int, action_count_set(n));
+}
+
+/* kperfbsd.c sysctl_action_count: a read returns actionc (ktrace_read_check: root). */
+static int action_count_get(uint32_t *n)
+{
+	int e = injected("kperf_action_count_get");
+	if (!e && standin_euid() != 0)
+		e = EPERM;
+	if (e)
+		return fail_errno(e);
+	*n = S.action_count;
+	return 0;
+}
+
+int kperf_action_count_get(uint32_t *n)
+{
+	LOCKED(int, action_count_get(n));
 }
 
 /* Actions are 1-based: 0 is "no action". */
@@ -716,7 +737,14 @@ int kperf_sample_get(uint32_t *on)
 	LOCKED(int, sample_get(on));
 }
 
-/* kperf.c kperf_reset(): sampling, actions, timers, PET (kppet_reset: lightweight off); not kdebug. */
+/*
+ * kperf.c kperf_reset(): sampling off, timers (kptimer_reset: periods,
+ * actions, the PET timer), PET (kppet_reset: lightweight off) and actions
+ * (kperf_action_reset: samplers 0, pid filter -1); not kdebug.  The action
+ * and timer counts are kept: kperf_action_reset() loops over actionc and
+ * never sets it back (action.c), so a count another client set stays until
+ * reboot (audit 3, N1).
+ */
 static int reset(bool *join)
 {
 	int e = enter_kperf("kperf_reset");
@@ -724,11 +752,10 @@ static int reset(bool *join)
 		return fail_errno(e);
 	S.sampling = 0;
 	*join = ticker_stop();
-	S.action_count = S.timer_count = 0;
 	S.samplers = S.timer_action = 0;
 	S.pet_timer = TIMER_NONE;
 	S.timer_period = 0;
-	S.filter_pid = 0;
+	S.filter_pid = -1;
 	S.lightweight_pet = 0;
 	S.kperf_resets++;
 	ktrace_reset(MASK_KPERF);

@@ -18,8 +18,10 @@
  *              count, an action above it, or shrinking the action count is
  *              EINVAL; timer and PET writes while sampling are EBUSY;
  *              sampling without actions is ECANCELED; kperf_reset() resets
- *              kperf (sampling, actions, timers, lightweight PET) but not
- *              kdebug.  The PET period is at least 1 ms.
+ *              kperf (sampling, the actions' samplers and filters, timers,
+ *              lightweight PET) but not kdebug, and keeps the action and
+ *              timer counts (so an action count only grows until reboot).
+ *              The PET period is at least 1 ms.
  *   kdebug     KERN_KDREMOVE and KERN_KDSETUP each sleep 100 ms, as
  *              kdbg_clear() / kdbg_reinit() do; READTR needs ownership.
  *   ownership  every kperf write and kdebug op claims ktrace (EBUSY when
@@ -53,6 +55,7 @@
  *   LAUKA_STANDIN_EUID        euid to report (default 0); non-zero: writes fail with EPERM
  *   LAUKA_STANDIN_STALE=1     start as a SIGKILLed run left it: sampling, PET, kpc counting on
  *   LAUKA_STANDIN_BUSY=1      start with ktrace owned by the parent process (alive): EBUSY
+ *   LAUKA_STANDIN_ACTIONS=N   start with the action count another kperf client left (N1)
  *   LAUKA_STANDIN_FORCED=1    start with the counters forced by the parent process: EACCES
  *   LAUKA_STANDIN_TRANSLATED=1  sysctl.proc_translated reads 1 (Rosetta)
  *   LAUKA_STANDIN_KDBUF_MAX   cap on the trace buffer's records (to provoke lost events)

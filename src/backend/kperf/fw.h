@@ -98,6 +98,7 @@ struct kperf_fns {
 	uint32_t (*kpc_get_counter_count)(uint32_t);
 	int (*kpc_set_config)(uint32_t, uint64_t *);
 	int (*kperf_action_count_set)(uint32_t);
+	int (*kperf_action_count_get)(uint32_t *);
 	int (*kperf_action_samplers_set)(uint32_t, uint32_t);
 	int (*kperf_action_filter_set_by_pid)(uint32_t, int32_t);
 	int (*kperf_timer_count_set)(uint32_t);

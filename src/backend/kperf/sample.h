@@ -3,7 +3,8 @@
  * kperf action and PET timer, the kdebug trace buffer, and the reader
  * thread that drains it into a struct kperf_agg.
  *
- *   kperf_sampler_setup     once per open(): action 1 samples PMC_THREAD,
+ *   kperf_sampler_setup     once per open(): action 1 samples PMC_THREAD
+ *                           (the action count is never lowered: N1),
  *                           timer 1 is the lightweight-PET timer (1 ms);
  *                           kdebug buffer set up with a filter that passes
  *                           only PERF_KPC_DATA_THREAD records.  KERN_KDSETUP
@@ -28,6 +29,7 @@
 
 struct kperf_sampler {
 	bool setup;			/* kperf configured and the trace buffer set up */
+	uint32_t action_count;		/* kperf's action count after setup (another client's may be larger) */
 	bool sampling;			/* start() switched sampling on: stop() must undo */
 	struct kperf_agg agg;
 	struct kperf_kdbuf *buf;
