@@ -633,8 +633,8 @@ START_TEST(test_run_counts)
 		}
 	}
 	st = state();
-	ck_assert_msg(st.kd_setups == 1 && st.kd_removes == 0, "per-run kdebug set-up: %d setups, %d removes",
-		      st.kd_setups, st.kd_removes);
+	ck_assert_msg(st.kd_setups == 1 && st.kd_removes == 1, "per-run kdebug set-up: %d setups, %d removes",
+		      st.kd_setups, st.kd_removes);	/* the one REMOVE at open (N4) */
 	ck_assert_int_eq(st.force_sets, 1);
 	ck_assert_uint_gt(st.samples, 0);
 	/* The layout of the last run: 10 values = 3 records per sample, START on the first, END on the last. */
@@ -648,7 +648,7 @@ START_TEST(test_run_counts)
 	ck_assert_uint_eq(rs.threads, 2);
 	backend_inst_close(&bi);
 	assert_closed("after close");
-	ck_assert_int_eq(state().kd_removes, 1);
+	ck_assert_int_eq(state().kd_removes, 2);
 	ck_assert(state().force_all);	/* held until lauka exits (F3) */
 }
 END_TEST
@@ -977,6 +977,44 @@ START_TEST(test_n1_action_count_left_by_another_client)
 }
 END_TEST
 
+/*
+ * N4 (audit 3): a killed ktrace tool left a typefilter or the pid check on.
+ * KERN_KDSETUP (kdbg_reinit) keeps both, and a typefilter outranks lauka's
+ * VALCHECK, so every sample was dropped and each run silently "not
+ * counted".  One KERN_KDREMOVE (kdbg_clear) at open clears them.
+ */
+START_TEST(test_n4_stale_kdebug_filters)
+{
+	static const char *const stale[] = { "typefilter", "pidcheck" };
+	for (size_t i = 0; i < ARRAY_SIZE(stale); i++) {
+		setenv("LAUKA_STANDIN_KDSTALE", stale[i], 1);
+		use_standin();
+		ck_assert(state().kd_flags != 0);
+		struct backend_inst bi;
+		char err[512] = "";
+		ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "%s: open: %s", stale[i], err);
+		struct standin_state st = state();
+		ck_assert_msg(st.kd_flags == 0, "%s: still set after open", stale[i]);
+		ck_assert_msg(st.kd_removes == 1 && st.kd_setups == 1, "%s: %d removes, %d setups at open", stale[i],
+			      st.kd_removes, st.kd_setups);
+		for (int run = 0; run < 2; run++) {
+			struct lk_counts c[1];
+			struct runner_result res;
+			char *argv[] = { LAUKA_BUILD "/kperf-spin", "30", NULL };
+			ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "%s: run: %s", stale[i], err);
+			ck_assert_msg(c[0].supported && c[0].running && c[0].value > 0, "%s: run %d not counted", stale[i],
+				      run);
+		}
+		ck_assert_int_eq(state().kd_removes, 1);	/* once per open, never per run */
+		backend_inst_close(&bi);
+		assert_closed("after close");
+		kperf_lib_unload();
+		dlclose(standin_handle);
+	}
+	unsetenv("LAUKA_STANDIN_KDSTALE");
+}
+END_TEST
+
 /* State a killed run left (sampling and PET on): repaired, and the run works. */
 START_TEST(test_stale_state_repaired)
 {
@@ -1294,6 +1332,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_forced_elsewhere);
 	tcase_add_test(tc, test_stale_state_repaired);
 	tcase_add_test(tc, test_n1_action_count_left_by_another_client);
+	tcase_add_test(tc, test_n4_stale_kdebug_filters);
 	tcase_add_test(tc, test_stale_state_unrepairable);
 	tcase_add_test(tc, test_setup_failures);
 	tcase_add_test(tc, test_attach_failures);

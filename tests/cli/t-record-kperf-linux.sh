@@ -25,6 +25,12 @@ LAUKA_STANDIN_STATE="$PWD/n1.state" LAUKA_STANDIN_ACTIONS=32 run "$LAUKA" --colo
 expect_rc 0
 row_of 1 inst_branch | grep -q '(scaled, [0-9.]*% counted)' || fail "N1: inst_branch not counted: $out $err"
 
+# N4 (audit 3): a killed ktrace tool left a typefilter; KERN_KDSETUP keeps it and it outranks
+# lauka's filter, so the code without KERN_KDREMOVE at open dropped every sample ("not counted").
+LAUKA_STANDIN_STATE="$PWD/n4.state" LAUKA_STANDIN_KDSTALE=typefilter run "$LAUKA" --color never --backend kperf -m inst_branch -- "$LAUKA_BUILD/kperf-spin 10"
+expect_rc 0
+row_of 1 inst_branch | grep -q '(scaled, [0-9.]*% counted)' || fail "N4: inst_branch not counted: $out $err"
+
 # F1: the M1 default set puts three events on PMC5-7, which exist only once the counters are
 # forced (the model logs 2+8 values then, 2+5 before); the code before the fix failed here with
 # "kpep_config_kpc_map gave counter 7 of 7".

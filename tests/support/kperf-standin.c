@@ -123,6 +123,10 @@ static void load(void)
 		S.owner_mask = MASK_KDEBUG | MASK_KPERF;
 		S.sampling = 1;
 	}
+	if (env_is("LAUKA_STANDIN_KDSTALE", "typefilter"))
+		S.kd_flags = STANDIN_KDBG_TYPEFILTER;
+	else if (env_is("LAUKA_STANDIN_KDSTALE", "pidcheck"))
+		S.kd_flags = STANDIN_KDBG_PIDCHECK;
 	/* Another kperf client (an IB-style tool sets 32, KPERF_ACTION_MAX) ran since boot and reset kperf. */
 	if (env_long("LAUKA_STANDIN_ACTIONS", 0) > 0)
 		S.action_count = (uint32_t)env_long("LAUKA_STANDIN_ACTIONS", 0);
@@ -216,6 +220,10 @@ static int enter_kperf(const char *name)
 static void push(const struct kperf_kdbuf *b)
 {
 	if (!S.kd_enabled || !T.ring)
+		return;
+	if ((S.kd_flags & STANDIN_KDBG_TYPEFILTER) && (b->debugid >> 24) != 7)	/* DBG_TRACE only */
+		return;
+	if (S.kd_flags & STANDIN_KDBG_PIDCHECK)	/* the measured child is not marked (p_kdebug) */
 		return;
 	if (S.kd_filter && (b->debugid & ~KPERF_FUNC_MASK) != S.kd_filter)
 		return;
@@ -1095,6 +1103,7 @@ static int kdebug(int op, int arg, void *buf, size_t *len)
 		kd_sleep();
 		S.kd_nbufs = S.kd_setup = S.kd_enabled = 0;
 		S.kd_filter = 0;
+		S.kd_flags = 0;	/* kdbg_clear: typefilter and PIDCHECK/PIDEXCLUDE off */
 		kd_free();
 		ktrace_reset(MASK_KDEBUG);
 		break;
@@ -1105,7 +1114,7 @@ static int kdebug(int op, int arg, void *buf, size_t *len)
 		if (S.kd_nbufs <= 0)
 			return -EINVAL;
 		S.kd_setups++;
-		kd_sleep();
+		kd_sleep();	/* kdbg_reinit: new buffers, the filters and flags untouched */
 		kd_free();
 		long cap = env_long("LAUKA_STANDIN_KDBUF_MAX", 1L << 20);
 		T.cap = (size_t)(S.kd_nbufs < cap ? S.kd_nbufs : cap);

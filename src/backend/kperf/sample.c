@@ -91,9 +91,17 @@ int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, si
 	if ((r = kperf_seam_error(kperf_sys->sysctl_int("kperf.lightweight_pet", &on, NULL), "kperf.lightweight_pet",
 				  err, len)))
 		return r;
+	/*
+	 * N4 (audit 3): KERN_KDSETUP (kdbg_reinit) keeps a typefilter and the
+	 * PIDCHECK/PIDEXCLUDE flags, and the kernel does not reset what a dead
+	 * foreground ktrace owner (a killed fs_usage, ktrace or Instruments)
+	 * configured; a typefilter outranks VALCHECK, so every sample would be
+	 * dropped.  KERN_KDREMOVE (kdbg_clear) clears them: once per open, 100 ms.
+	 */
 	struct kperf_kdreg reg = { .type = KPERF_KDBG_VALCHECK, .value1 = KPERF_DEBUGID_THREAD };
 	size_t reglen = sizeof(reg);
-	if ((r = kd(KPERF_KD_SETBUF, KDEBUG_RECORDS, NULL, NULL, "kdebug setbuf", err, len)) ||
+	if ((r = kd(KPERF_KD_REMOVE, 0, NULL, NULL, "kdebug remove", err, len)) ||
+	    (r = kd(KPERF_KD_SETBUF, KDEBUG_RECORDS, NULL, NULL, "kdebug setbuf", err, len)) ||
 	    (r = kd(KPERF_KD_SETUP, 0, NULL, NULL, "kdebug setup", err, len)) ||
 	    (r = kd(KPERF_KD_SETREG, 0, &reg, &reglen, "kdebug setreg", err, len)))
 		return r;
