@@ -1015,6 +1015,38 @@ START_TEST(test_n4_stale_kdebug_filters)
 }
 END_TEST
 
+/*
+ * R3 (audit 3): a late power-manager acknowledgement of an earlier release
+ * (kpc_common.c kpc_pm_acknowledge) un-forces the counters while lauka
+ * holds them; the samples then follow the unforced layout and the events
+ * on PMC5-7 read garbage.  The run in which it happens and every later
+ * attach is an error naming what changed, never a number.
+ */
+START_TEST(test_r3_unforced_between_runs)
+{
+	setenv("LAUKA_STANDIN_PM_RELEASE_AT", "2", 1);
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
+	char *argv[] = { LAUKA_BUILD "/kperf-spin", "20", NULL };
+	struct lk_counts c[1];
+	struct runner_result res;
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run 1: %s", err);
+	ck_assert(c[0].supported && c[0].running && c[0].value > 0);
+	err[0] = '\0';
+	int r = run_once(&bi, argv, c, &res, err, sizeof(err));
+	ck_assert_msg(r < 0, "run 2 (un-forced during the run) gave %llu", (unsigned long long)c[0].value);
+	ck_assert_msg(strstr(err, "forced") && strstr(err, "10") && strstr(err, "7"), "run 2: %s", err);
+	err[0] = '\0';
+	r = run_once(&bi, argv, c, &res, err, sizeof(err));
+	ck_assert_msg(r < 0 && strstr(err, "forced"), "run 3: %d %s", r, err);
+	backend_inst_close(&bi);
+	assert_closed("after close");
+	unsetenv("LAUKA_STANDIN_PM_RELEASE_AT");
+}
+END_TEST
+
 /* State a killed run left (sampling and PET on): repaired, and the run works. */
 START_TEST(test_stale_state_repaired)
 {
@@ -1333,6 +1365,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_stale_state_repaired);
 	tcase_add_test(tc, test_n1_action_count_left_by_another_client);
 	tcase_add_test(tc, test_n4_stale_kdebug_filters);
+	tcase_add_test(tc, test_r3_unforced_between_runs);
 	tcase_add_test(tc, test_stale_state_unrepairable);
 	tcase_add_test(tc, test_setup_failures);
 	tcase_add_test(tc, test_attach_failures);

@@ -285,7 +285,8 @@ static bool thread_cpu(int pid, long tid, char *state, uint64_t *ns)
 static uint64_t counter_value(size_t k, uint64_t t)
 {
 	static const unsigned packed[] = { 0, 1, 2, 3, 4, 8, 9 };
-	unsigned pmc = S.thread_forced ? (unsigned)k : k < 7 ? packed[k] : 99;
+	/* kpc_get_curcpu_counters reads the current mask: un-forced, PMC5-7 leave the layout (R3). */
+	unsigned pmc = S.thread_forced && forced() ? (unsigned)k : k < 7 ? packed[k] : 99;
 	if (pmc == 0)
 		return (S.counting & FIXED) ? STANDIN_CYCLES_PER_NS * t : 0;
 	if (pmc == 1)
@@ -709,6 +710,9 @@ static int sample_set(uint32_t on, bool *join)
 		memmove(S.filter_pids + 1, S.filter_pids, sizeof(S.filter_pids) - sizeof(S.filter_pids[0]));
 		S.filter_pids[0] = S.filter_pid;
 		S.sampling = 1;
+		/* R3: the power manager's late acknowledgement of an earlier release (kpc_pm_acknowledge) un-forces. */
+		if (env_long("LAUKA_STANDIN_PM_RELEASE_AT", 0) == S.samples_started)
+			S.force_owner = 0;
 		ticker_start();
 	} else if (!on) {
 		S.sampling = 0;

@@ -64,6 +64,10 @@
  *   LAUKA_STANDIN_BUSY=1      start with ktrace owned by the parent process (alive): EBUSY
  *   LAUKA_STANDIN_KDSTALE     typefilter|pidcheck: start as a killed ktrace tool (fs_usage,
  *                             Instruments) left kdebug: that filter on, the owner dead (N4)
+ *   LAUKA_STANDIN_PM_RELEASE_AT=K  the K-th kperf_sample_set(1) un-forces the counters, as a late
+ *                             power-manager acknowledgement of an earlier release can
+ *                             (kpc_common.c kpc_pm_acknowledge); the samples then carry the
+ *                             unforced layout (R3)
  *   LAUKA_STANDIN_ACTIONS=N   start with the action count another kperf client left (N1)
  *   LAUKA_STANDIN_FORCED=1    start with the counters forced by the parent process: EACCES
  *   LAUKA_STANDIN_TRANSLATED=1  sysctl.proc_translated reads 1 (Rosetta)

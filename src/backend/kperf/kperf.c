@@ -8,8 +8,10 @@
  *   open     reset what a killed run left, build and program the kpc
  *            configuration (counters forced once per process), configure
  *            kperf and set up the trace buffer (100 ms in the kernel)
- *   attach   pid filter, trace and sampling on (cheap calls only)
- *   exited   sampling and trace off, drain, proc_pid_rusage of the zombie
+ *   attach   counters still forced (R3), pid filter, trace and sampling on
+ *            (cheap calls only)
+ *   exited   sampling and trace off, drain, counters still forced (R3),
+ *            proc_pid_rusage of the zombie
  *   read     scope check and scaling
  *   close    trace and kperf reset, kpc counting off
  *   exit     the forced counters released (atexit; the kernel also
@@ -226,7 +228,10 @@ static int kperf_attach(void *priv, pid_t pid, char *err, size_t len)
 	p->have_run = false;
 	p->run_err = 0;
 	p->run_why[0] = '\0';
-	int r = kperf_sampler_start(&p->smp, pid, err, len);
+	int r = kperf_config_check(&p->cfg, err, len);
+	if (r < 0)
+		return r;
+	r = kperf_sampler_start(&p->smp, pid, err, len);
 	if (r < 0) {
 		char tmp[256];
 		kperf_sampler_stop(&p->smp, tmp, sizeof(tmp));
@@ -247,6 +252,10 @@ static void kperf_exited(void *priv, pid_t pid)
 		lk_errbuf(p->run_why, sizeof(p->run_why), "%s", p->smp.why);
 	}
 	if (r < 0 && !p->run_err) {
+		p->run_err = r;
+		lk_errbuf(p->run_why, sizeof(p->run_why), "%s", why);
+	}
+	if (!p->run_err && (r = kperf_config_check(&p->cfg, why, sizeof(why))) < 0) {	/* R3: during the run */
 		p->run_err = r;
 		lk_errbuf(p->run_why, sizeof(p->run_why), "%s", why);
 	}
