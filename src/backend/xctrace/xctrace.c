@@ -58,6 +58,8 @@ struct xctrace_priv {
 	char xcrun[PATH_MAX];
 	char dir[PATH_MAX];		/* private: template, bundle, exports, logs */
 	char template_path[PATH_MAX];
+	char base_path[PATH_MAX];	/* manual: the template lauka patched into template_path */
+	const char *layout;		/* manual: its layout (what N2 leaves unverified) */
 	char ktrace_dir[PATH_MAX];	/* "" when unknown */
 	char **ktrace_before;		/* instruments*.ktrace names present before the run */
 	size_t nktrace_before;
@@ -506,6 +508,7 @@ static int write_template(struct xctrace_priv *p, char *err, size_t len)
 	int r = base_template(base, sizeof(base), err, len);
 	if (r < 0)
 		return r;
+	snprintf(p->base_path, sizeof(p->base_path), "%s", base);
 	char *buf = NULL;
 	size_t n = 0;
 	if ((r = lk_read_file(base, 16u << 20, &buf, &n)) < 0) {
@@ -550,6 +553,8 @@ static int write_template(struct xctrace_priv *p, char *err, size_t len)
 	r = xct_template_patch(buf, n, &o, &outb, &outn, &kind, why, sizeof(why));
 	if (r < 0)
 		lk_errbuf(err, len, "template '%s': %s", base, why);
+	else
+		p->layout = kind == XCT_TMPL_LEGACY ? "legacy pmcEvents layout" : "Xcode 16+ optionsEncoded layout";
 	free(buf);
 	free(mask);
 	free(fixed);
@@ -865,6 +870,44 @@ static void detail_run(struct xctrace_priv *p, const struct xct_toc *toc, const 
 	strbuf_addf(d, "]}");
 }
 
+/*
+ * N2 (audit 3): how xctrace honours an event list written into a template
+ * is not shown anywhere for Xcode 16's options layout (both real Xcode 16
+ * templates have an empty list), so every manual recording is checked: each
+ * event asked for must be in the TOC's pmc-events (or be the PMI trigger).
+ * A missing one is an error naming it, what the recording holds and the
+ * template, never a "not counted" row.
+ */
+static int check_recorded(const struct xctrace_priv *p, const struct xct_table *tb, char *err, size_t len)
+{
+	bool *seen = xcalloc(p->n ? p->n : 1, sizeof(*seen));
+	for (size_t v = 0; v < tb->nevents; v++) {
+		long i = sel_index(p, tb->events[v]);
+		if (i >= 0)
+			seen[i] = true;
+	}
+	if (tb->pmi_event && sel_index(p, tb->pmi_event) >= 0)
+		seen[sel_index(p, tb->pmi_event)] = true;
+	struct strbuf missing = STRBUF_INIT, held = STRBUF_INIT;
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->sel[i].err && !seen[i])
+			strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", p->sel[i].ev->name);
+	for (size_t v = 0; v < tb->nevents; v++)
+		strbuf_addf(&held, "%s%s", held.len ? ", " : "", tb->events[v]);
+	int r = 0;
+	if (missing.len) {
+		lk_errbuf(err, len, "the recording lacks %s: its pmc-events are [%s]; xctrace did not record the events "
+			  "lauka wrote into a copy of the template '%s' (%s); save a CPU Counters template with these "
+			  "events in Instruments and set LAUKA_XCTRACE_TEMPLATE to it", strbuf_str(&missing),
+			  strbuf_str(&held), p->base_path, p->layout ? p->layout : "?");
+		r = -LK_EIO;
+	}
+	strbuf_release(&missing);
+	strbuf_release(&held);
+	free(seen);
+	return r;
+}
+
 static int read_counts(struct xctrace_priv *p, const char *bundle, struct xct_toc *toc, struct lk_counts *out,
 		       char *err, size_t len)
 {
@@ -886,6 +929,9 @@ static int read_counts(struct xctrace_priv *p, const char *bundle, struct xct_to
 				  "record counters");
 			return -LK_EIO;
 		}
+		int c = check_recorded(p, tb, err, len);
+		if (c < 0)
+			return c;
 	}
 	int r = export_table(p, bundle, p->guided ? XCT_RAW_XPATH : XCT_CP_XPATH, table, err, len);
 	if (r < 0)
