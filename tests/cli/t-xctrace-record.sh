@@ -126,6 +126,20 @@ for tmpl in cpu-counters-template-legacy.xml l2-miss-xcode16.tracetemplate; do
 done
 export LAUKA_XCTRACE_TEMPLATE="$data/l2-miss-xcode16.tracetemplate"	# as after the first loop
 
+# N6 (audit 3): without LAUKA_XCTRACE_TEMPLATE the base is searched in Instruments.app and in the
+# macOS platform's Templates directory of $DEVELOPER_DIR (the old code searched Instruments.app only).
+dev="$PWD/Xcode.app/Contents/Developer"
+mkdir -p "$dev/Platforms/MacOSX.platform/Developer/Library/Instruments/Templates" "$PWD/Xcode.app/Contents/Applications"
+cp "$data/l2-miss-xcode16.tracetemplate" "$dev/Platforms/MacOSX.platform/Developer/Library/Instruments/Templates/CPU Counters.tracetemplate"
+run env -u LAUKA_XCTRACE_TEMPLATE DEVELOPER_DIR="$dev" "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0; expect_out '^fixed_cycles '
+clean
+rm -r "$dev/Platforms"
+run env -u LAUKA_XCTRACE_TEMPLATE DEVELOPER_DIR="$dev" "$LAUKA" --color never --backend xctrace -m cycles -- 'touch ran'
+expect_rc 2; expect_err "^error: xctrace backend: no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app or its macOS platform Templates"
+[ ! -e ran ] || fail "ran without a template"
+clean
+
 # No template lauka can patch: one line, before anything runs.
 LAUKA_XCTRACE_TEMPLATE="$data/pmc-toc.xml" run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
 expect_rc 2; expect_err "^error: xctrace backend: template '.*pmc-toc.xml': not a property list"

@@ -43,6 +43,7 @@
 #define XCT_RAW_SCHEMA "kdebug-counters-with-time-sample"
 #define XCT_RAW_XPATH "/trace-toc/run[@number=\"1\"]/data/table[@schema=\"" XCT_RAW_SCHEMA "\"]"
 #define XCT_GUIDED_TEMPLATE "CPU Counters"
+#define XCT_PLATFORM_TEMPLATES "Platforms/MacOSX.platform/Developer/Library/Instruments/Templates"
 #define XCT_SAMPLE_US 1000
 
 static char version_str[64];
@@ -487,17 +488,25 @@ static int base_template(char *out, size_t len, char *err, size_t errlen)
 		snprintf(out, len, "%s", env);
 		return 0;
 	}
-	/* $DEVELOPER_DIR (what xcrun honours) is Xcode.app/Contents/Developer */
+	/*
+	 * $DEVELOPER_DIR (what xcrun honours) is Xcode.app/Contents/Developer.
+	 * Instruments.app's resources, then the macOS platform's Templates
+	 * directory (N6: where one public script finds it; which Xcode versions
+	 * keep it there is not verified).
+	 */
 	const char *dev = getenv("DEVELOPER_DIR");
-	char devroot[PATH_MAX] = "";
-	if (dev && *dev)
-		snprintf(devroot, sizeof(devroot), "%s/../Applications/Instruments.app", dev);
-	const char *roots[] = { devroot, "/Applications/Xcode.app/Contents/Applications/Instruments.app" };
+	char devapp[PATH_MAX] = "", devplat[PATH_MAX] = "";
+	if (dev && *dev) {
+		snprintf(devapp, sizeof(devapp), "%s/../Applications/Instruments.app", dev);
+		snprintf(devplat, sizeof(devplat), "%s/" XCT_PLATFORM_TEMPLATES, dev);
+	}
+	const char *roots[] = { devapp, devplat, "/Applications/Xcode.app/Contents/Applications/Instruments.app",
+				"/Applications/Xcode.app/Contents/Developer/" XCT_PLATFORM_TEMPLATES };
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++)
 		if (roots[i][0] && find_named(roots[i], XCT_GUIDED_TEMPLATE ".tracetemplate", 0, out, len))
 			return 0;
-	lk_errbuf(err, errlen, "no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app; save one from "
-		  "Instruments and set LAUKA_XCTRACE_TEMPLATE=/path/to/it");
+	lk_errbuf(err, errlen, "no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app or its macOS platform "
+		  "Templates; save one from Instruments and set LAUKA_XCTRACE_TEMPLATE=/path/to/it");
 	return -LK_ENOENT;
 }
 
