@@ -140,6 +140,21 @@ expect_rc 2; expect_err "^error: xctrace backend: no 'CPU Counters.tracetemplate
 [ ! -e ran ] || fail "ran without a template"
 clean
 
+# --show-output passes the command's stdout through (--target-stdout -, before --launch, as JMH
+# records); xctrace's own messages are still read from the log, so the benign exit 2 stays benign.
+# Without it the output is dropped (the old code dropped it in both cases).
+for mode in ok benign; do
+	LAUKA_STANDIN_MODE=$mode run "$LAUKA" --color never --show-output --backend xctrace -m cycles -- 'echo hello-from-target'
+	expect_rc 0
+	[ "$(printf '%s\n' "$out" | grep -c '^hello-from-target$')" = 3 ] || fail "--show-output ($mode): $out"
+	grep -q -- "--target-stdout - --launch" standin.log || fail "no --target-stdout: $(tail -1 standin.log)"
+	clean
+done
+run "$LAUKA" --color never --backend xctrace -m cycles -- 'echo hello-from-target'
+expect_rc 0
+printf '%s\n' "$out" | grep -q '^hello-from-target$' && fail "output shown without --show-output: $out"
+clean
+
 # No template lauka can patch: one line, before anything runs.
 LAUKA_XCTRACE_TEMPLATE="$data/pmc-toc.xml" run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
 expect_rc 2; expect_err "^error: xctrace backend: template '.*pmc-toc.xml': not a property list"

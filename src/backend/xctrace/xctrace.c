@@ -658,8 +658,8 @@ static void ktrace_sweep(struct xctrace_priv *p)
 /* Everything a run leaves: the bundle, the exports, the logs, our ktrace files. */
 static void clean_run(struct xctrace_priv *p)
 {
-	static const char *const names[] = { "run.trace", "toc.xml", "table.xml", "record.log", "export.log",
-					     "watchdog.fired" };
+	static const char *const names[] = { "run.trace", "toc.xml", "table.xml", "record.log", "record.log.fifo",
+					     "record.log.done", "export.log", "watchdog.fired" };
 	char path[PATH_MAX + 32];
 	for (size_t i = 0; p->dir[0] && i < ARRAY_SIZE(names); i++) {
 		path_in(p, names[i], path, sizeof(path));
@@ -708,6 +708,31 @@ fail:
 	return r;
 }
 
+/*
+ * The shell between the spawner and xctrace.  Without --show-output the
+ * spawner gives the child /dev/null as stdout: xctrace's own messages go to
+ * the log read() checks, and the command's output is dropped as for every
+ * backend.  With --show-output, `--target-stdout -` (as JMH records) has
+ * xctrace pass the command's stdout through its own, and a tee behind a
+ * FIFO shows it while still logging all of xctrace's output, whichever
+ * stream its [Error] lines use (not known); xctrace stays the exec'd
+ * process, so its pid is the one signalled and its exit status the run's.
+ * The tee touches LOG.done when it has written everything.
+ */
+#define XCT_WRAPPER \
+	"log=$1; shift\n" \
+	"if [ /dev/stdout -ef /dev/null ]; then exec \"$@\" >\"$log\" 2>&1; fi\n" \
+	"n=0; t=\n" \
+	"for a do\n" \
+	"  if [ \"$a\" = --launch ] && [ -z \"$t\" ]; then t=1; set -- \"$@\" --target-stdout -; fi\n" \
+	"  set -- \"$@\" \"$a\"; n=$((n + 1))\n" \
+	"done\n" \
+	"shift $n\n" \
+	"rm -f \"$log.fifo\" \"$log.done\"\n" \
+	"mkfifo \"$log.fifo\" || exec \"$@\" >\"$log\" 2>&1\n" \
+	"{ tee \"$log\" <\"$log.fifo\"; : >\"$log.done\"; } &\n" \
+	"exec \"$@\" >\"$log.fifo\" 2>&1\n"
+
 static char **xctrace_wrap_argv(void *priv, char *const argv[])
 {
 	struct xctrace_priv *p = priv;
@@ -725,7 +750,7 @@ static char **xctrace_wrap_argv(void *priv, char *const argv[])
 	size_t k = 0;
 	out[k++] = xstrdup("/bin/sh");
 	out[k++] = xstrdup("-c");
-	out[k++] = xstrdup("log=$1; shift; exec \"$@\" >\"$log\" 2>&1");
+	out[k++] = xstrdup(XCT_WRAPPER);
 	out[k++] = xstrdup("lauka-xctrace");
 	out[k++] = xstrdup(log);
 	for (size_t i = 0; i < np; i++)
@@ -989,6 +1014,16 @@ static int read_counts(struct xctrace_priv *p, const char *bundle, struct xct_to
 	return 0;
 }
 
+/* --show-output: the log is complete once the wrapper's tee has seen xctrace's end (up to 10 s). */
+static void wait_for_tee(const struct xctrace_priv *p)
+{
+	char fifo[PATH_MAX + 32], done[PATH_MAX + 32];
+	path_in(p, "record.log.fifo", fifo, sizeof(fifo));
+	path_in(p, "record.log.done", done, sizeof(done));
+	for (int i = 0; i < 1000 && access(fifo, F_OK) == 0 && access(done, F_OK) != 0; i++)
+		sleep_ms(10);
+}
+
 static int xctrace_read(void *priv, const struct lk_run_info *run, struct lk_counts *out, char *err, size_t len)
 {
 	struct xctrace_priv *p = priv;
@@ -1004,6 +1039,7 @@ static int xctrace_read(void *priv, const struct lk_run_info *run, struct lk_cou
 			  "set LAUKA_XCTRACE_TIMEOUT to allow longer runs", p->timeout_s, p->grace_s);
 		return -LK_EIO;
 	}
+	wait_for_tee(p);
 	char *text = slurp(log);
 	int code = WIFEXITED(run->status) ? WEXITSTATUS(run->status) : 0;
 	int sig = WIFSIGNALED(run->status) ? WTERMSIG(run->status) : 0;
