@@ -66,6 +66,7 @@ LAUKA_STANDIN_EUID=501 run "$LAUKA" --backend kperf -- true
 expect_rc 2
 expect_err "^error: backend 'kperf' needs root"
 expect_err '^fix: run it as root: sudo .*lauka'
+expect_err "^tip: 'lauka record --backend xctrace' needs no root (it needs Xcode)$"	# N5
 
 # A run in which no thread was sampled is not counted, and is left out of the statistics, never
 # averaged in as 0. `kperf-spin -a` alternates a 20 ms spin with an immediate exit, which a tick
