@@ -368,6 +368,18 @@ int kperf_probe(struct kperf_probe *out, char *why, size_t len)
 	return 0;
 }
 
+int kperf_action_count(uint32_t *out, char *why, size_t len)
+{
+	*out = 0;
+	int r = usable(why, len);
+	if (r < 0)
+		return r;
+	errno = 0;
+	r = kperf_fn.kperf_action_count_get(out);
+	int e = kperf_call_errno(r, errno);
+	return e ? kperf_errno_error("kperf_action_count_get", e, why, len) : 0;
+}
+
 void kperf_last_run(const void *priv, struct kperf_run_stats *out)
 {
 	const struct kperf_priv *p = priv;

@@ -44,6 +44,12 @@ struct kperf_probe {
 	uint32_t count_before, count_after;
 };
 int kperf_probe(struct kperf_probe *out, char *why, size_t len);
+/*
+ * kperf's action count as found (root): XNU never lowers it and kperf_reset
+ * keeps it, so a count above 1 was set by another kperf client since boot
+ * (N1); open() keeps it.  0 when no client has set one.
+ */
+int kperf_action_count(uint32_t *out, char *why, size_t len);
 /* What the last run of an open kperf instance (priv) logged, for `lauka doctor`. */
 struct kperf_run_stats {
 	size_t values;			/* values per thread sample */
