@@ -32,7 +32,7 @@
  * Not verified on Apple hardware (no Mac was available): the code follows
  * XNU's source (reference/xnu-kperf.md) and runs on Linux against
  * tests/support/kperf-standin.c, a model of XNU's rules driven by the real
- * child process.  README's macOS section lists what remains unverified.
+ * child process.  doc/macos.md and 'lauka doctor --json' list what remains unverified.
  */
 #include "backend/kperf/kperf.h"
 #include "base/error.h"
