@@ -405,7 +405,9 @@ static void assert_closed(const char *when)
 	ck_assert_msg(!st.lightweight_pet, "%s: lightweight PET still on", when);
 	ck_assert_msg(!st.counting && !st.thread_counting, "%s: kpc still counting", when);
 	ck_assert_msg(!st.kd_setup && !st.kd_enabled && !st.kd_nbufs, "%s: kdebug not reset", when);
-	ck_assert_msg(!st.timer_count && !st.action_count, "%s: kperf not reset", when);
+	/* kperf_reset keeps the action and timer counts (action.c) and clears what they hold. */
+	ck_assert_msg(!st.samplers && !st.timer_action && !st.timer_period && st.filter_pid <= 0,
+		      "%s: kperf not reset", when);
 	ck_assert_msg(st.owner == 0, "%s: ktrace still owned by %d", when, st.owner);
 }
 
@@ -631,8 +633,8 @@ START_TEST(test_run_counts)
 		}
 	}
 	st = state();
-	ck_assert_msg(st.kd_setups == 1 && st.kd_removes == 0, "per-run kdebug set-up: %d setups, %d removes",
-		      st.kd_setups, st.kd_removes);
+	ck_assert_msg(st.kd_setups == 1 && st.kd_removes == 1, "per-run kdebug set-up: %d setups, %d removes",
+		      st.kd_setups, st.kd_removes);	/* the one REMOVE at open (N4) */
 	ck_assert_int_eq(st.force_sets, 1);
 	ck_assert_uint_gt(st.samples, 0);
 	/* The layout of the last run: 10 values = 3 records per sample, START on the first, END on the last. */
@@ -646,7 +648,7 @@ START_TEST(test_run_counts)
 	ck_assert_uint_eq(rs.threads, 2);
 	backend_inst_close(&bi);
 	assert_closed("after close");
-	ck_assert_int_eq(state().kd_removes, 1);
+	ck_assert_int_eq(state().kd_removes, 2);
 	ck_assert(state().force_all);	/* held until lauka exits (F3) */
 }
 END_TEST
@@ -941,6 +943,110 @@ START_TEST(test_forced_elsewhere)
 }
 END_TEST
 
+/*
+ * N1 (audit 3): another kperf client set 32 actions (KPERF_ACTION_MAX, as
+ * IB-style tools do) since boot and reset kperf.  XNU never lowers the
+ * action count (action.c kperf_action_set_count: EINVAL when count <
+ * actionc) and kperf_reset keeps it, so setting 1 fails until reboot.  The
+ * backend reads the count and keeps it; the run counts, the count stays 32.
+ */
+START_TEST(test_n1_action_count_left_by_another_client)
+{
+	static const char *const left[] = { "32", "2", "0" };
+	for (size_t i = 0; i < ARRAY_SIZE(left); i++) {
+		setenv("LAUKA_STANDIN_ACTIONS", left[i], 1);
+		use_standin();
+		uint32_t want = (uint32_t)atoi(left[i]) ? (uint32_t)atoi(left[i]) : 1;
+		struct backend_inst bi;
+		char err[512] = "";
+		ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "%s actions left: open: %s", left[i], err);
+		struct lk_counts c[1];
+		struct runner_result res;
+		char *argv[] = { LAUKA_BUILD "/kperf-spin", "20", NULL };
+		ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "%s actions left: run: %s", left[i],
+			      err);
+		ck_assert(c[0].supported && c[0].running && c[0].value > 0);
+		ck_assert_uint_eq(state().action_count, want);
+		backend_inst_close(&bi);
+		assert_closed("after close");
+		ck_assert_uint_eq(state().action_count, want);	/* reset keeps it */
+		kperf_lib_unload();
+		dlclose(standin_handle);
+	}
+	unsetenv("LAUKA_STANDIN_ACTIONS");
+}
+END_TEST
+
+/*
+ * N4 (audit 3): a killed ktrace tool left a typefilter or the pid check on.
+ * KERN_KDSETUP (kdbg_reinit) keeps both, and a typefilter outranks lauka's
+ * VALCHECK, so every sample was dropped and each run silently "not
+ * counted".  One KERN_KDREMOVE (kdbg_clear) at open clears them.
+ */
+START_TEST(test_n4_stale_kdebug_filters)
+{
+	static const char *const stale[] = { "typefilter", "pidcheck" };
+	for (size_t i = 0; i < ARRAY_SIZE(stale); i++) {
+		setenv("LAUKA_STANDIN_KDSTALE", stale[i], 1);
+		use_standin();
+		ck_assert(state().kd_flags != 0);
+		struct backend_inst bi;
+		char err[512] = "";
+		ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "%s: open: %s", stale[i], err);
+		struct standin_state st = state();
+		ck_assert_msg(st.kd_flags == 0, "%s: still set after open", stale[i]);
+		ck_assert_msg(st.kd_removes == 1 && st.kd_setups == 1, "%s: %d removes, %d setups at open", stale[i],
+			      st.kd_removes, st.kd_setups);
+		for (int run = 0; run < 2; run++) {
+			struct lk_counts c[1];
+			struct runner_result res;
+			char *argv[] = { LAUKA_BUILD "/kperf-spin", "30", NULL };
+			ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "%s: run: %s", stale[i], err);
+			ck_assert_msg(c[0].supported && c[0].running && c[0].value > 0, "%s: run %d not counted", stale[i],
+				      run);
+		}
+		ck_assert_int_eq(state().kd_removes, 1);	/* once per open, never per run */
+		backend_inst_close(&bi);
+		assert_closed("after close");
+		kperf_lib_unload();
+		dlclose(standin_handle);
+	}
+	unsetenv("LAUKA_STANDIN_KDSTALE");
+}
+END_TEST
+
+/*
+ * R3 (audit 3): a late power-manager acknowledgement of an earlier release
+ * (kpc_common.c kpc_pm_acknowledge) un-forces the counters while lauka
+ * holds them; the samples then follow the unforced layout and the events
+ * on PMC5-7 read garbage.  The run in which it happens and every later
+ * attach is an error naming what changed, never a number.
+ */
+START_TEST(test_r3_unforced_between_runs)
+{
+	setenv("LAUKA_STANDIN_PM_RELEASE_AT", "2", 1);
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
+	char *argv[] = { LAUKA_BUILD "/kperf-spin", "20", NULL };
+	struct lk_counts c[1];
+	struct runner_result res;
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run 1: %s", err);
+	ck_assert(c[0].supported && c[0].running && c[0].value > 0);
+	err[0] = '\0';
+	int r = run_once(&bi, argv, c, &res, err, sizeof(err));
+	ck_assert_msg(r < 0, "run 2 (un-forced during the run) gave %llu", (unsigned long long)c[0].value);
+	ck_assert_msg(strstr(err, "forced") && strstr(err, "10") && strstr(err, "7"), "run 2: %s", err);
+	err[0] = '\0';
+	r = run_once(&bi, argv, c, &res, err, sizeof(err));
+	ck_assert_msg(r < 0 && strstr(err, "forced"), "run 3: %d %s", r, err);
+	backend_inst_close(&bi);
+	assert_closed("after close");
+	unsetenv("LAUKA_STANDIN_PM_RELEASE_AT");
+}
+END_TEST
+
 /* State a killed run left (sampling and PET on): repaired, and the run works. */
 START_TEST(test_stale_state_repaired)
 {
@@ -978,7 +1084,7 @@ START_TEST(test_setup_failures)
 {
 	use_standin();
 	static const char *const specs[] = {
-		"kperf_action_count_set=16", "kperf_timer_count_set=22", "kperf_action_samplers_set=22",
+		"kperf_action_count_get=1", "kperf_action_count_set=16", "kperf_timer_count_set=22", "kperf_action_samplers_set=22",
 		"kperf_timer_period_set=16", "kperf_timer_action_set=16", "kperf_timer_pet_set=16",
 		"sysctl_int=16", "kdebug_4=12", "kdebug_6=22", "kdebug_8=22",
 	};
@@ -1198,11 +1304,14 @@ START_TEST(test_model_rules)
 	ck_assert_int_eq(sys->kdebug(KPERF_KD_SETUP, 0, NULL, &zero), 0);
 	ck_assert_int_eq(reset(), 0);
 	struct standin_state st = state();
-	ck_assert(st.kd_setup && st.owner == (int)getpid() && !st.action_count && !st.lightweight_pet);
+	/* kperf_reset kept the action count (XNU never lowers it): it still cannot shrink. */
+	ck_assert(st.kd_setup && st.owner == (int)getpid() && st.action_count == 2 && !st.lightweight_pet);
 	ck_assert_int_eq(sys->kdebug(KPERF_KD_REMOVE, 0, NULL, &zero), 0);
 	st = state();
 	ck_assert(!st.kd_setup && st.owner == 0);
 	ck_assert(st.kd_setups == 1 && st.kd_removes == 1);
+	ck_assert(action_count(1) == -1 && errno == EINVAL);
+	ck_assert_int_eq(action_count(2), 0);
 }
 END_TEST
 
@@ -1254,6 +1363,9 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_ebusy_path);
 	tcase_add_test(tc, test_forced_elsewhere);
 	tcase_add_test(tc, test_stale_state_repaired);
+	tcase_add_test(tc, test_n1_action_count_left_by_another_client);
+	tcase_add_test(tc, test_n4_stale_kdebug_filters);
+	tcase_add_test(tc, test_r3_unforced_between_runs);
 	tcase_add_test(tc, test_stale_state_unrepairable);
 	tcase_add_test(tc, test_setup_failures);
 	tcase_add_test(tc, test_attach_failures);

@@ -48,6 +48,9 @@ static const struct {
 	{ { "record", "--", "sh -c 'echo hi'" }, 3, "sudo lauka record -- 'sh -c '\\''echo hi'\\'''" },
 	{ { "lauka", "--", "" }, 3, "sudo lauka -- ''" },
 	{ { "lauka", "--", "a$b" }, 3, "sudo lauka -- 'a$b'" },
+	/* N5 (audit 3): the verb, not a program called "calibrate" */
+	{ { "calibrate", "--backend", "kperf" }, 3, "sudo lauka calibrate --backend kperf" },
+	{ { "calibrate" }, 1, "sudo lauka calibrate" },
 };
 
 START_TEST(test_command)

@@ -98,8 +98,12 @@ char *sudo_command(int argc, char **argv)
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "sudo");
 	int i = 0;
-	if (argc > 0 && !strcmp(argv[0], "record")) {
-		strbuf_addf(&sb, " lauka record");
+	static const char *const verbs[] = { "record", "calibrate", "doctor", "counters", "baselines", NULL };
+	bool verb = false;
+	for (size_t v = 0; argc > 0 && verbs[v] && !verb; v++)
+		verb = !strcmp(argv[0], verbs[v]);
+	if (verb) {
+		strbuf_addf(&sb, " lauka %s", argv[0]);
 		i = 1;
 	} else if (argc > 0) {
 		add_word(&sb, argv[0]);	/* the program as it was invoked: ./build/lauka */

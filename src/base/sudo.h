@@ -38,9 +38,10 @@ bool sudo_user(struct sudo_user *u);
 void sudo_user_env(const struct sudo_user *u);
 
 /*
- * "sudo lauka record <args...>" re-quoted for a shell, from argv as cmd_record
- * received it: argv[0] is "record", or the program as invoked when the verb
- * was implied ("sudo ./build/lauka <args...>").
+ * "sudo lauka VERB <args...>" re-quoted for a shell, from argv as the verb
+ * received it: argv[0] is the verb (record, calibrate, doctor, counters,
+ * baselines), or the program as invoked when record was implied
+ * ("sudo ./build/lauka <args...>").
  * Returns a malloc'd string.
  */
 char *sudo_command(int argc, char **argv);

@@ -100,8 +100,21 @@ static int choose_backend(const struct cal_opts *o, const struct lk_backend **ou
 	if (!name || !*name) {
 		b = backend_default();
 		if (!b) {
+			/* N5: on macOS without root kperf says EPERM; valgrind does not run on Apple silicon. */
+			char why[256] = "";
+			const struct lk_backend *root = backend_for_listing(why, sizeof(why));
+			if (root && root->detect && root->detect(why, sizeof(why)) == -LK_EPERM) {
+				error("no counter backend works here without root: %s: %s", root->name, why);
+				backend_need_root(argc, argv);
+				backend_root_tip(root, "calibrate");
+				return -EXIT_COUNTERS;
+			}
 			error("no counter backend works here");
+#ifdef __APPLE__
+			tip("see 'lauka version' for why each is disabled; 'lauka calibrate --backend xctrace' needs Xcode");
+#else
 			tip("see 'lauka version' for why each is disabled; 'lauka calibrate --backend valgrind' needs only valgrind");
+#endif
 			return -EXIT_COUNTERS;
 		}
 		*out = b;

@@ -5,6 +5,7 @@
 #include "base/util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const struct lk_backend *backend_named(const char *name)
 {
@@ -27,6 +28,12 @@ void backend_need_root(int argc, char **argv)
 	free(cmd);
 }
 
+void backend_root_tip(const struct lk_backend *b, const char *verb)
+{
+	if (b && !strcmp(b->name, "kperf"))
+		tip("'lauka %s --backend xctrace' needs no root (it needs Xcode)", verb);
+}
+
 int backend_usable(const struct lk_backend *b, int argc, char **argv)
 {
 	char why[512] = "";
@@ -34,6 +41,7 @@ int backend_usable(const struct lk_backend *b, int argc, char **argv)
 	if (r == -LK_EPERM) {
 		error("backend '%s' needs root: %s", b->name, why[0] ? why : lk_strerror(r));
 		backend_need_root(argc, argv);
+		backend_root_tip(b, argc > 0 && !strcmp(argv[0], "calibrate") ? "calibrate" : "record");
 		return -EXIT_COUNTERS;
 	}
 	if (r < 0) {

@@ -20,5 +20,11 @@ int backend_usable(const struct lk_backend *b, int argc, char **argv);
 
 /* "fix: run it as root: sudo <this command line>". */
 void backend_need_root(int argc, char **argv);
+/*
+ * After backend_need_root for backend b: when b is kperf, the way without
+ * root (audit 3, N5): "tip: 'lauka VERB --backend xctrace' needs no root
+ * (it needs Xcode)".  Never valgrind, which does not run on Apple silicon.
+ */
+void backend_root_tip(const struct lk_backend *b, const char *verb);
 
 #endif

@@ -22,7 +22,7 @@ struct db;
 int xctrace_record_guided(const char *backend_opt);
 /* `record`: what xctrace will cost (one recording per run, warm-ups included) and its scope, on stderr. */
 void xctrace_record_note(const struct lk_backend *be, unsigned long runs);
-/* Column label of a guided slot: "cache-misses (slot5)" from the stored map, else "slot5" (malloc'd). */
+/* Column label of a guided slot: "chase-responsive (slot5)" from the stored map, else "slot5" (malloc'd). */
 char *xctrace_slot_label(struct catalog *cat, const struct lk_event *ev);
 /* `counters --details --backend xctrace`: the stored slot map, or how to get one. */
 void xctrace_print_slot_map(struct db *db, FILE *out);

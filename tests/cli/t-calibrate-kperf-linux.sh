@@ -16,4 +16,13 @@ for e in INST_ALL RETIRE_UOP FIXED_CYCLES FIXED_INSTRUCTIONS; do
 done
 # The events kperfdata does not know stay unsupported (the backend cannot program them).
 printf '%s\n' "$out" | grep -qE '^PLAIN_A +unsupported ' || fail "PLAIN_A should be unsupported: $out"
+
+# N5 (audit 3): without root, what to run instead: sudo with the verb, and xctrace (no root); never
+# valgrind (it does not run on Apple silicon).  The old code said "fix: run it as root: sudo calibrate ...".
+LAUKA_STANDIN_EUID=501 run "$LAUKA" calibrate --backend kperf --quick
+expect_rc 2
+expect_err "^error: backend 'kperf' needs root"
+expect_err '^fix: run it as root: sudo lauka calibrate --backend kperf --quick$'
+expect_err "^tip: 'lauka calibrate --backend xctrace' needs no root (it needs Xcode)$"
+printf '%s\n' "$err" | grep -q valgrind && fail "valgrind tip for kperf: $err"
 exit 0

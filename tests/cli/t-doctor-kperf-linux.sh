@@ -26,6 +26,26 @@ f = {x["name"]: x for x in d["facts"]}
 assert f["kpc counters"]["observed"] == "7 before forcing, 10 after", f["kpc counters"]
 ' || fail "doctor --json: $out"
 
+# N1 (audit 3): another kperf client left 32 actions; doctor names the count, and every fact still
+# holds (the old code failed "kperf open" with 'kperf_action_count_set': Invalid argument).
+LAUKA_STANDIN_STATE="$PWD/n1.state" LAUKA_STANDIN_ACTIONS=32 run "$LAUKA" doctor --backend kperf --json
+expect_rc 0
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ok"] is True, [f for f in d["facts"] if f["verdict"] == "fail"]
+f = {x["name"]: x for x in d["facts"]}
+assert f["kperf actions"]["observed"].startswith("32 (set by another kperf client"), f["kperf actions"]
+# what could not be verified without a Mac is listed, each with what stands in for the evidence
+u = d["unverified"]
+assert len(u) >= 8 and all(x["what"] and x["instead"] for x in u), u
+for tag in ("N1", "N2", "N3", "N4", "R3", "N6", "Intel"):
+    assert any(tag in x["what"] for x in u), tag
+' || fail "doctor --json with 32 actions: $out"
+run "$LAUKA" doctor --backend kperf
+expect_out '^info  kperf actions  *[0-9]*'
+expect_out '^not verified without a Mac'
+
 # Without root: what rusage gives, and what sudo adds; exit 2.
 LAUKA_STANDIN_EUID=501 run "$LAUKA" doctor --backend kperf
 expect_rc 2

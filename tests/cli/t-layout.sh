@@ -47,6 +47,17 @@ for f in $files; do
 		esac
 	done
 done
+# Within the kperf backend, fw.* (frameworks and the Darwin seam) is the lowest layer: kperf.h
+# includes fw.h, and fw.* includes nothing else from backend/kperf/.
+for f in "$src"/backend/kperf/fw.*; do
+	[ -f "$f" ] || { echo "src/backend/kperf/fw.* is missing"; bad=1; continue; }
+	for inc in $(sed -n 's/^#include "backend\/kperf\/\([^"]*\)"/\1/p' "$f"); do
+		case "$inc" in
+		fw.h) ;;
+		*) echo "src/backend/kperf/${f##*/} includes backend/kperf/$inc: fw is the kperf backend's lowest layer"; bad=1 ;;
+		esac
+	done
+done
 [ -f "$src/README.md" ] || { echo "src/README.md is missing"; bad=1; }
 for d in $(cd "$src" && find . -mindepth 1 -maxdepth 1 -type d | sed 's|^\./||'); do
 	grep -q "^- \`$d/\`" "$src/README.md" 2>/dev/null || { echo "src/README.md does not describe $d/"; bad=1; }

@@ -18,6 +18,19 @@ expect_rc 0
 expect_out '^l1d_cache_miss_ld_nonspec '; expect_out '^core_active_cycle '
 row_of 1 l1d_cache_miss_ld_nonspec | grep -q '(scaled, [0-9.]*% counted)' || fail "sampled count not marked as scaled"
 
+# N1 (audit 3): another kperf client set 32 actions since boot; XNU never lowers the count and
+# kperf_reset keeps it, so the code that set 1 failed here with "'kperf_action_count_set': Invalid
+# argument" until a reboot.
+LAUKA_STANDIN_STATE="$PWD/n1.state" LAUKA_STANDIN_ACTIONS=32 run "$LAUKA" --color never --backend kperf -m inst_branch -- "$LAUKA_BUILD/kperf-spin 10"
+expect_rc 0
+row_of 1 inst_branch | grep -q '(scaled, [0-9.]*% counted)' || fail "N1: inst_branch not counted: $out $err"
+
+# N4 (audit 3): a killed ktrace tool left a typefilter; KERN_KDSETUP keeps it and it outranks
+# lauka's filter, so the code without KERN_KDREMOVE at open dropped every sample ("not counted").
+LAUKA_STANDIN_STATE="$PWD/n4.state" LAUKA_STANDIN_KDSTALE=typefilter run "$LAUKA" --color never --backend kperf -m inst_branch -- "$LAUKA_BUILD/kperf-spin 10"
+expect_rc 0
+row_of 1 inst_branch | grep -q '(scaled, [0-9.]*% counted)' || fail "N4: inst_branch not counted: $out $err"
+
 # F1: the M1 default set puts three events on PMC5-7, which exist only once the counters are
 # forced (the model logs 2+8 values then, 2+5 before); the code before the fix failed here with
 # "kpep_config_kpc_map gave counter 7 of 7".
@@ -53,6 +66,7 @@ LAUKA_STANDIN_EUID=501 run "$LAUKA" --backend kperf -- true
 expect_rc 2
 expect_err "^error: backend 'kperf' needs root"
 expect_err '^fix: run it as root: sudo .*lauka'
+expect_err "^tip: 'lauka record --backend xctrace' needs no root (it needs Xcode)$"	# N5
 
 # A run in which no thread was sampled is not counted, and is left out of the statistics, never
 # averaged in as 0. `kperf-spin -a` alternates a 20 ms spin with an immediate exit, which a tick

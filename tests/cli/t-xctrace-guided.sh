@@ -29,21 +29,21 @@ run "$LAUKA" calibrate --backend xctrace --quick
 expect_rc 0
 expect_out '^raw table: 12 values per sample, two equal halves folded; coverage'
 expect_out '^slot0  *work  *1.0000  *1.0000  *1.0000$'
-expect_out '^slot2  *cache-misses  *0.0834  *8.8165 '
+expect_out '^slot2  *chase-responsive  *0.0834  *8.8165 '	# N3: 26 per chase step, not a miss count
 expect_out '^slot3  *branch-misses '
 expect_out '^slot1  *-  '
-expect_out 'cache-misses slot2 (chase 10[0-9]x the control, runner-up 20x); branch-misses slot3 (branch 2[45]\.*[0-9]*x'
+expect_out 'chase-responsive slot2 (chase 10[0-9]x the control, runner-up 20x; 26.[0-9] per chase step, not a miss count); branch-misses slot3 (branch 2[45]\.*[0-9]*x the control, runner-up [0-9.]*x; 0.[56][0-9]* per branch iteration)'
 expect_out "slot map stored for cpu family 0x8765edea, xctrace 16.0 (16A242d), counting mode 'bottleneck'"
 [ -z "$(ls work)" ] || fail "left behind: $(ls work)"
 
 run "$LAUKA" counters --details --backend xctrace
 expect_rc 0
 expect_out "cpu family 0x8765edea, xctrace 16.0 (16A242d), counting mode 'bottleneck'"
-expect_out '^  slot2  *cache-misses '
+expect_out '^  slot2  *chase-responsive '
 
 run "$LAUKA" record --color never --backend xctrace --guided -m slot0,slot2,slot3 -- "$LAUKA_PROBE chase 1000000 256M"
 expect_rc 0
-expect_out '^work (slot0) '; expect_out '^cache-misses (slot2) '; expect_out '^branch-misses (slot3) '
+expect_out '^work (slot0) '; expect_out '^chase-responsive (slot2) '; expect_out '^branch-misses (slot3) '
 
 # No clear slot: a second slot responds to the chase (90x) nearly like the cache slot (106x), and one
 # to the branch probe (20x) like the mispredict slot (25x): every slot but the work slot stays unnamed.

@@ -104,6 +104,57 @@ LAUKA_STANDIN_MODE=badexport run "$LAUKA" --backend xctrace -m cycles,instructio
 expect_rc 2; expect_err "the table of contents names 2 events"
 clean
 
+# N2 (audit 3): xctrace may record other events than the list lauka wrote into the template (the
+# Xcode 16 layout's element format is inferred; both real Xcode 16 templates have an empty list).
+# Every recording's TOC is compared with the request: a missing event is exit 2 naming it, what the
+# recording holds and the template, never a "<not counted>" row with exit 0 (the old code's result).
+for tmpl in cpu-counters-template-legacy.xml l2-miss-xcode16.tracetemplate; do
+	export LAUKA_XCTRACE_TEMPLATE="$data/$tmpl"
+	LAUKA_STANDIN_RECORDS=L1D_CACHE_MISS_LD_NONSPEC run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
+	expect_rc 2
+	expect_err "^error: .*the recording lacks FIXED_CYCLES: its pmc-events are \[L1D_CACHE_MISS_LD_NONSPEC\]; .*template '$data/$tmpl'"
+	printf '%s\n' "$out" | grep -q 'not counted' && fail "N2: a not-counted row: $out"
+	clean
+	LAUKA_STANDIN_RECORDS= run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
+	expect_rc 2
+	expect_err "the recording lacks L1D_CACHE_MISS_LD_NONSPEC, FIXED_CYCLES: its pmc-events are \[\]"
+	clean
+	# The same events in another order (and one more) are what was asked for: counted.
+	LAUKA_STANDIN_RECORDS="L1D_CACHE_MISS_LD_NONSPEC INST_ALL FIXED_CYCLES" run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
+	expect_rc 0
+	clean
+done
+export LAUKA_XCTRACE_TEMPLATE="$data/l2-miss-xcode16.tracetemplate"	# as after the first loop
+
+# N6 (audit 3): without LAUKA_XCTRACE_TEMPLATE the base is searched in Instruments.app and in the
+# macOS platform's Templates directory of $DEVELOPER_DIR (the old code searched Instruments.app only).
+dev="$PWD/Xcode.app/Contents/Developer"
+mkdir -p "$dev/Platforms/MacOSX.platform/Developer/Library/Instruments/Templates" "$PWD/Xcode.app/Contents/Applications"
+cp "$data/l2-miss-xcode16.tracetemplate" "$dev/Platforms/MacOSX.platform/Developer/Library/Instruments/Templates/CPU Counters.tracetemplate"
+run env -u LAUKA_XCTRACE_TEMPLATE DEVELOPER_DIR="$dev" "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0; expect_out '^fixed_cycles '
+clean
+rm -r "$dev/Platforms"
+run env -u LAUKA_XCTRACE_TEMPLATE DEVELOPER_DIR="$dev" "$LAUKA" --color never --backend xctrace -m cycles -- 'touch ran'
+expect_rc 2; expect_err "^error: xctrace backend: no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app or its macOS platform Templates"
+[ ! -e ran ] || fail "ran without a template"
+clean
+
+# --show-output passes the command's stdout through (--target-stdout -, before --launch, as JMH
+# records); xctrace's own messages are still read from the log, so the benign exit 2 stays benign.
+# Without it the output is dropped (the old code dropped it in both cases).
+for mode in ok benign; do
+	LAUKA_STANDIN_MODE=$mode run "$LAUKA" --color never --show-output --backend xctrace -m cycles -- 'echo hello-from-target'
+	expect_rc 0
+	[ "$(printf '%s\n' "$out" | grep -c '^hello-from-target$')" = 3 ] || fail "--show-output ($mode): $out"
+	grep -q -- "--target-stdout - --launch" standin.log || fail "no --target-stdout: $(tail -1 standin.log)"
+	clean
+done
+run "$LAUKA" --color never --backend xctrace -m cycles -- 'echo hello-from-target'
+expect_rc 0
+printf '%s\n' "$out" | grep -q '^hello-from-target$' && fail "output shown without --show-output: $out"
+clean
+
 # No template lauka can patch: one line, before anything runs.
 LAUKA_XCTRACE_TEMPLATE="$data/pmc-toc.xml" run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
 expect_rc 2; expect_err "^error: xctrace backend: template '.*pmc-toc.xml': not a property list"

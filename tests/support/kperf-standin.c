@@ -123,6 +123,13 @@ static void load(void)
 		S.owner_mask = MASK_KDEBUG | MASK_KPERF;
 		S.sampling = 1;
 	}
+	if (env_is("LAUKA_STANDIN_KDSTALE", "typefilter"))
+		S.kd_flags = STANDIN_KDBG_TYPEFILTER;
+	else if (env_is("LAUKA_STANDIN_KDSTALE", "pidcheck"))
+		S.kd_flags = STANDIN_KDBG_PIDCHECK;
+	/* Another kperf client (an IB-style tool sets 32, KPERF_ACTION_MAX) ran since boot and reset kperf. */
+	if (env_long("LAUKA_STANDIN_ACTIONS", 0) > 0)
+		S.action_count = (uint32_t)env_long("LAUKA_STANDIN_ACTIONS", 0);
 	if (env_is("LAUKA_STANDIN_FORCED", "1"))
 		S.force_owner = (int)getppid();
 	save();
@@ -214,6 +221,10 @@ static void push(const struct kperf_kdbuf *b)
 {
 	if (!S.kd_enabled || !T.ring)
 		return;
+	if ((S.kd_flags & STANDIN_KDBG_TYPEFILTER) && (b->debugid >> 24) != 7)	/* DBG_TRACE only */
+		return;
+	if (S.kd_flags & STANDIN_KDBG_PIDCHECK)	/* the measured child is not marked (p_kdebug) */
+		return;
 	if (S.kd_filter && (b->debugid & ~KPERF_FUNC_MASK) != S.kd_filter)
 		return;
 	if (T.n == T.cap) {	/* the buffer wrapped: the reader will be told */
@@ -274,7 +285,8 @@ static bool thread_cpu(int pid, long tid, char *state, uint64_t *ns)
 static uint64_t counter_value(size_t k, uint64_t t)
 {
 	static const unsigned packed[] = { 0, 1, 2, 3, 4, 8, 9 };
-	unsigned pmc = S.thread_forced ? (unsigned)k : k < 7 ? packed[k] : 99;
+	/* kpc_get_curcpu_counters reads the current mask: un-forced, PMC5-7 leave the layout (R3). */
+	unsigned pmc = S.thread_forced && forced() ? (unsigned)k : k < 7 ? packed[k] : 99;
 	if (pmc == 0)
 		return (S.counting & FIXED) ? STANDIN_CYCLES_PER_NS * t : 0;
 	if (pmc == 1)
@@ -408,6 +420,7 @@ int kpc_set_thread_counting(uint32_t classes);
 uint32_t kpc_get_counter_count(uint32_t classes);
 int kpc_set_config(uint32_t classes, uint64_t *config);
 int kperf_action_count_set(uint32_t n);
+int kperf_action_count_get(uint32_t *n);
 int kperf_action_samplers_set(uint32_t action, uint32_t samplers);
 int kperf_action_filter_set_by_pid(uint32_t action, int32_t pid);
 int kperf_timer_count_set(uint32_t n);
@@ -556,6 +569,23 @@ int kperf_action_count_set(uint32_t n)
 	LOCKED(int, action_count_set(n));
 }
 
+/* kperfbsd.c sysctl_action_count: a read returns actionc (ktrace_read_check: root). */
+static int action_count_get(uint32_t *n)
+{
+	int e = injected("kperf_action_count_get");
+	if (!e && standin_euid() != 0)
+		e = EPERM;
+	if (e)
+		return fail_errno(e);
+	*n = S.action_count;
+	return 0;
+}
+
+int kperf_action_count_get(uint32_t *n)
+{
+	LOCKED(int, action_count_get(n));
+}
+
 /* Actions are 1-based: 0 is "no action". */
 static int samplers_set(uint32_t action, uint32_t samplers)
 {
@@ -680,6 +710,9 @@ static int sample_set(uint32_t on, bool *join)
 		memmove(S.filter_pids + 1, S.filter_pids, sizeof(S.filter_pids) - sizeof(S.filter_pids[0]));
 		S.filter_pids[0] = S.filter_pid;
 		S.sampling = 1;
+		/* R3: the power manager's late acknowledgement of an earlier release (kpc_pm_acknowledge) un-forces. */
+		if (env_long("LAUKA_STANDIN_PM_RELEASE_AT", 0) == S.samples_started)
+			S.force_owner = 0;
 		ticker_start();
 	} else if (!on) {
 		S.sampling = 0;
@@ -716,7 +749,14 @@ int kperf_sample_get(uint32_t *on)
 	LOCKED(int, sample_get(on));
 }
 
-/* kperf.c kperf_reset(): sampling, actions, timers, PET (kppet_reset: lightweight off); not kdebug. */
+/*
+ * kperf.c kperf_reset(): sampling off, timers (kptimer_reset: periods,
+ * actions, the PET timer), PET (kppet_reset: lightweight off) and actions
+ * (kperf_action_reset: samplers 0, pid filter -1); not kdebug.  The action
+ * and timer counts are kept: kperf_action_reset() loops over actionc and
+ * never sets it back (action.c), so a count another client set stays until
+ * reboot (audit 3, N1).
+ */
 static int reset(bool *join)
 {
 	int e = enter_kperf("kperf_reset");
@@ -724,11 +764,10 @@ static int reset(bool *join)
 		return fail_errno(e);
 	S.sampling = 0;
 	*join = ticker_stop();
-	S.action_count = S.timer_count = 0;
 	S.samplers = S.timer_action = 0;
 	S.pet_timer = TIMER_NONE;
 	S.timer_period = 0;
-	S.filter_pid = 0;
+	S.filter_pid = -1;
 	S.lightweight_pet = 0;
 	S.kperf_resets++;
 	ktrace_reset(MASK_KPERF);
@@ -1068,6 +1107,7 @@ static int kdebug(int op, int arg, void *buf, size_t *len)
 		kd_sleep();
 		S.kd_nbufs = S.kd_setup = S.kd_enabled = 0;
 		S.kd_filter = 0;
+		S.kd_flags = 0;	/* kdbg_clear: typefilter and PIDCHECK/PIDEXCLUDE off */
 		kd_free();
 		ktrace_reset(MASK_KDEBUG);
 		break;
@@ -1078,7 +1118,7 @@ static int kdebug(int op, int arg, void *buf, size_t *len)
 		if (S.kd_nbufs <= 0)
 			return -EINVAL;
 		S.kd_setups++;
-		kd_sleep();
+		kd_sleep();	/* kdbg_reinit: new buffers, the filters and flags untouched */
 		kd_free();
 		long cap = env_long("LAUKA_STANDIN_KDBUF_MAX", 1L << 20);
 		T.cap = (size_t)(S.kd_nbufs < cap ? S.kd_nbufs : cap);

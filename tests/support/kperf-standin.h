@@ -18,10 +18,19 @@
  *              count, an action above it, or shrinking the action count is
  *              EINVAL; timer and PET writes while sampling are EBUSY;
  *              sampling without actions is ECANCELED; kperf_reset() resets
- *              kperf (sampling, actions, timers, lightweight PET) but not
- *              kdebug.  The PET period is at least 1 ms.
+ *              kperf (sampling, the actions' samplers and filters, timers,
+ *              lightweight PET) but not kdebug, and keeps the action and
+ *              timer counts (so an action count only grows until reboot).
+ *              The PET period is at least 1 ms.
  *   kdebug     KERN_KDREMOVE and KERN_KDSETUP each sleep 100 ms, as
  *              kdbg_clear() / kdbg_reinit() do; READTR needs ownership.
+ *              A typefilter outranks the VALCHECK filter (_trace_emit_filter)
+ *              and the pid check drops the samples of unmarked processes
+ *              (the model's samples stand for lightweight PET's switch-in
+ *              samples, taken outside interrupt context); both survive
+ *              KERN_KDSETUP (kdbg_reinit) and only KERN_KDREMOVE
+ *              (kdbg_clear) clears them.  The kernel does not reset what a
+ *              dead foreground ktrace owner configured (kern_ktrace.c).
  *   ownership  every kperf write and kdebug op claims ktrace (EBUSY when
  *              another live process owns it, EPERM without root); it is
  *              released once both kperf and kdebug have been reset.
@@ -53,6 +62,13 @@
  *   LAUKA_STANDIN_EUID        euid to report (default 0); non-zero: writes fail with EPERM
  *   LAUKA_STANDIN_STALE=1     start as a SIGKILLed run left it: sampling, PET, kpc counting on
  *   LAUKA_STANDIN_BUSY=1      start with ktrace owned by the parent process (alive): EBUSY
+ *   LAUKA_STANDIN_KDSTALE     typefilter|pidcheck: start as a killed ktrace tool (fs_usage,
+ *                             Instruments) left kdebug: that filter on, the owner dead (N4)
+ *   LAUKA_STANDIN_PM_RELEASE_AT=K  the K-th kperf_sample_set(1) un-forces the counters, as a late
+ *                             power-manager acknowledgement of an earlier release can
+ *                             (kpc_common.c kpc_pm_acknowledge); the samples then carry the
+ *                             unforced layout (R3)
+ *   LAUKA_STANDIN_ACTIONS=N   start with the action count another kperf client left (N1)
  *   LAUKA_STANDIN_FORCED=1    start with the counters forced by the parent process: EACCES
  *   LAUKA_STANDIN_TRANSLATED=1  sysctl.proc_translated reads 1 (Rosetta)
  *   LAUKA_STANDIN_KDBUF_MAX   cap on the trace buffer's records (to provoke lost events)
@@ -75,6 +91,10 @@
 /* kdebug set-up and reset cost, as in XNU (IOSleep(100)). */
 #define STANDIN_KD_SLEEP_MS 100
 
+/* kdebug.c kdc_flags the model keeps: a typefilter (that passes DBG_TRACE only) and the pid filter. */
+#define STANDIN_KDBG_TYPEFILTER 0x00400000u
+#define STANDIN_KDBG_PIDCHECK 0x00000010u
+
 /* The kernel state (persisted in $LAUKA_STANDIN_STATE when set). */
 struct standin_state {
 	int initialised;
@@ -95,6 +115,7 @@ struct standin_state {
 	int sampling;
 	int kd_nbufs, kd_setup, kd_enabled;
 	uint32_t kd_filter;
+	uint32_t kd_flags;		/* STANDIN_KDBG_TYPEFILTER / STANDIN_KDBG_PIDCHECK, as a crashed tool left them */
 	int rusage_pid;			/* last pid proc_pid_rusage was asked about */
 	int filter_pids[8];		/* the last pid filters sampling was switched on with */
 	int samples_started;		/* kperf_sample_set(1) calls that succeeded */

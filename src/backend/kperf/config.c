@@ -268,3 +268,30 @@ int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t
 		}
 	return 0;
 }
+
+/*
+ * R3 (audit 3): the forcing is checked once at program time, but a late
+ * power-manager acknowledgement of an earlier release (kpc_common.c
+ * kpc_pm_acknowledge sets force_all_ctrs from available_to_pm) can
+ * un-force the counters later, between two lauka processes' force(0) and
+ * force(1) or during a run; the samples then follow the unforced mask
+ * (kpc_get_curcpu_counters) and PMC5-7 are the power manager's again.
+ * Not observed (no Mac): inferred from XNU's source.
+ */
+int kperf_config_check(const struct kperf_config *c, char *err, size_t len)
+{
+	const struct kperf_fns *f = &kperf_fn;
+	int v = 0;
+	errno = 0;
+	int r = f->kpc_force_all_ctrs_get(&v);
+	int e = kperf_call_errno(r, errno);
+	if (e)
+		return kperf_errno_error("kpc_force_all_ctrs_get", e, err, len);
+	uint32_t now = f->kpc_get_counter_count(c->classes);
+	if (v && now == c->ncounters)
+		return 0;
+	lk_errbuf(err, len, "the kpc counters changed since lauka programmed them: forced %s, counter count "
+		  "%zu, now %u (the power manager took counters back); the samples would not be the events asked for",
+		  v ? "still" : "no longer", c->ncounters, (unsigned)now);
+	return -LK_EBUSY;
+}

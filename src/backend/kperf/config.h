@@ -43,6 +43,8 @@ int kperf_config_build(struct kperf_config *c, struct lk_evsel *sel, size_t n, c
  * and fix ncounters from what the kernel reports afterwards.
  */
 int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t len);
+/* R3: still forced, and the counter count still ncounters (at each attach and after each run)? */
+int kperf_config_check(const struct kperf_config *c, char *err, size_t len);
 void kperf_config_free(struct kperf_config *c);
 
 #endif

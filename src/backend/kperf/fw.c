@@ -190,6 +190,7 @@ int kperf_load_fns(char *why, size_t len)
 			SYM(L.kperf, kpc_get_counter_count);
 			SYM(L.kperf, kpc_set_config);
 			SYM(L.kperf, kperf_action_count_set);
+			SYM(L.kperf, kperf_action_count_get);
 			SYM(L.kperf, kperf_action_samplers_set);
 			SYM(L.kperf, kperf_action_filter_set_by_pid);
 			SYM(L.kperf, kperf_timer_count_set);

@@ -1,10 +1,11 @@
 /*
- * backend/kperf/fw.h: the kperf backend's access to the system (internal to
- * backend/kperf/kperf.c, backend/kperf/config.c, backend/kperf/sample.c): loading kperf.framework
- * and kperfdata.framework with dlopen, the Darwin seam (struct kperf_sys,
- * native or the stand-in's), the framework functions, the call convention,
- * and the checks that decide whether kperf can work here at all (root,
- * Rosetta).
+ * backend/kperf/fw.h: the kperf backend's access to the system, and its
+ * lowest layer (it includes nothing else of backend/kperf/; kperf.h
+ * includes it): loading kperf.framework and kperfdata.framework with
+ * dlopen, the Darwin seam (struct kperf_sys, native or the stand-in's, which
+ * tests/support/kperf-standin.c implements), the framework functions, the
+ * call convention and error mapping, the cpu's kpep plist, and the checks
+ * that decide whether kperf can work here at all (root, Rosetta).
  */
 #ifndef LAUKA_KPERF_FW_H
 #define LAUKA_KPERF_FW_H
@@ -14,7 +15,70 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend/kperf/kperf.h"
+#define KPERF_SYS_VERSION 1
+#define KPERF_SYS_SYMBOL "lauka_kperf_sys"
+
+/* kdebug operations (the third level of CTL_KERN.KERN_KDEBUG, bsd/sys/sysctl.h). */
+enum {
+	KPERF_KD_ENABLE = 3,	/* arg: 1 on, 0 off */
+	KPERF_KD_SETBUF = 4,	/* arg: number of records */
+	KPERF_KD_SETUP = 6,
+	KPERF_KD_REMOVE = 7,	/* reset: disable and free the buffer */
+	KPERF_KD_SETREG = 8,	/* buf: struct kperf_kdreg */
+	KPERF_KD_READTR = 10,	/* buf: records; *len bytes in, records out */
+};
+
+/* kd_regtype: a filter that keeps the records whose debugid is one of value1..4. */
+struct kperf_kdreg {
+	uint32_t type, value1, value2, value3, value4;
+};
+#define KPERF_KDBG_VALCHECK 0x00200000u
+
+struct kperf_rusage {
+	uint64_t instructions, cycles;
+};
+
+/* The Darwin system interfaces of the backend.  Every op returns 0 or -errno. */
+struct kperf_sys {
+	unsigned version;	/* KPERF_SYS_VERSION */
+	/* sysctlbyname on an int (kperf.lightweight_pet, sysctl.proc_translated): write *set, read *get. */
+	int (*sysctl_int)(const char *name, const int *set, int *get);
+	/* sysctl CTL_KERN.KERN_KDEBUG.op[.arg] with buf/len as oldp/oldlenp. */
+	int (*kdebug)(int op, int arg, void *buf, size_t *len);
+	/* proc_pid_rusage(pid, RUSAGE_INFO_V4): the process's own instructions and cycles (not its
+	 * children's; user and kernel mode); works on a zombie. */
+	int (*rusage)(int pid, struct kperf_rusage *out);
+	/* hw.cputype, hw.cpusubtype, hw.cpufamily. */
+	int (*cpu_ids)(uint32_t *type, uint32_t *subtype, uint32_t *family);
+	unsigned (*euid)(void);
+};
+
+/*
+ * kpep error code (0..15, reference/kpep.md 4.6; 15 = "see errno") ->
+ * -LK_E*, with a lower-case message in why.  Codes above 15 are -LK_EINVAL.
+ */
+int kperf_kpep_error(int code, int err_no, char *why, size_t len);
+/* errno from a kpc_* / kperf_* / sysctl call -> -LK_E* and a message naming the call. */
+int kperf_errno_error(const char *call, int err_no, char *why, size_t len);
+
+/*
+ * Find the kpep plist of a CPU: "cpu_<type>_<subtype>_<family>.plist" (hex)
+ * in dirs[0..ndirs) (NULL or empty entries skipped), the first hit resolved
+ * with realpath.  Returns 0 and the path in out, or -LK_ENOENT with the file
+ * name looked for in out.
+ */
+int kperf_find_plist(const char *const *dirs, size_t ndirs, uint32_t type, uint32_t subtype,
+		     uint32_t family, char *out, size_t len);
+
+/*
+ * This machine's kpep plist, for any backend that needs the cpu's event
+ * database (kperf, xctrace): "cpu_<hw.cputype>_<hw.cpusubtype>_<hw.cpufamily>.plist"
+ * in $KPEP_DB_PATH, /usr/local/share/kpep, /usr/share/kpep, resolved with
+ * realpath.  Returns 0 with the path in path, or -LK_E* (-LK_ENOENT: no such
+ * file); detail says which file was looked for, where it was found and what
+ * it resolves to, or why nothing was found.  Needs no root.
+ */
+int kperf_kpep_locate(char *path, size_t len, char *detail, size_t dlen);
 
 #define KPC_CLASS_FIXED_MASK 1u
 #define KPC_CLASS_CONFIGURABLE_MASK 2u
@@ -34,6 +98,7 @@ struct kperf_fns {
 	uint32_t (*kpc_get_counter_count)(uint32_t);
 	int (*kpc_set_config)(uint32_t, uint64_t *);
 	int (*kperf_action_count_set)(uint32_t);
+	int (*kperf_action_count_get)(uint32_t *);
 	int (*kperf_action_samplers_set)(uint32_t, uint32_t);
 	int (*kperf_action_filter_set_by_pid)(uint32_t, int32_t);
 	int (*kperf_timer_count_set)(uint32_t);

@@ -8,8 +8,10 @@
  *   open     reset what a killed run left, build and program the kpc
  *            configuration (counters forced once per process), configure
  *            kperf and set up the trace buffer (100 ms in the kernel)
- *   attach   pid filter, trace and sampling on (cheap calls only)
- *   exited   sampling and trace off, drain, proc_pid_rusage of the zombie
+ *   attach   counters still forced (R3), pid filter, trace and sampling on
+ *            (cheap calls only)
+ *   exited   sampling and trace off, drain, counters still forced (R3),
+ *            proc_pid_rusage of the zombie
  *   read     scope check and scaling
  *   close    trace and kperf reset, kpc counting off
  *   exit     the forced counters released (atexit; the kernel also
@@ -30,7 +32,7 @@
  * Not verified on Apple hardware (no Mac was available): the code follows
  * XNU's source (reference/xnu-kperf.md) and runs on Linux against
  * tests/support/kperf-standin.c, a model of XNU's rules driven by the real
- * child process.  README's macOS section lists what remains unverified.
+ * child process.  doc/macos.md and 'lauka doctor --json' list what remains unverified.
  */
 #include "backend/kperf/kperf.h"
 #include "base/error.h"
@@ -226,7 +228,10 @@ static int kperf_attach(void *priv, pid_t pid, char *err, size_t len)
 	p->have_run = false;
 	p->run_err = 0;
 	p->run_why[0] = '\0';
-	int r = kperf_sampler_start(&p->smp, pid, err, len);
+	int r = kperf_config_check(&p->cfg, err, len);
+	if (r < 0)
+		return r;
+	r = kperf_sampler_start(&p->smp, pid, err, len);
 	if (r < 0) {
 		char tmp[256];
 		kperf_sampler_stop(&p->smp, tmp, sizeof(tmp));
@@ -247,6 +252,10 @@ static void kperf_exited(void *priv, pid_t pid)
 		lk_errbuf(p->run_why, sizeof(p->run_why), "%s", p->smp.why);
 	}
 	if (r < 0 && !p->run_err) {
+		p->run_err = r;
+		lk_errbuf(p->run_why, sizeof(p->run_why), "%s", why);
+	}
+	if (!p->run_err && (r = kperf_config_check(&p->cfg, why, sizeof(why))) < 0) {	/* R3: during the run */
 		p->run_err = r;
 		lk_errbuf(p->run_why, sizeof(p->run_why), "%s", why);
 	}
@@ -357,6 +366,18 @@ int kperf_probe(struct kperf_probe *out, char *why, size_t len)
 	}
 	out->count_after = kperf_fn.kpc_get_counter_count(KPC_CLASS_FIXED_MASK | KPC_CLASS_CONFIGURABLE_MASK);
 	return 0;
+}
+
+int kperf_action_count(uint32_t *out, char *why, size_t len)
+{
+	*out = 0;
+	int r = usable(why, len);
+	if (r < 0)
+		return r;
+	errno = 0;
+	r = kperf_fn.kperf_action_count_get(out);
+	int e = kperf_call_errno(r, errno);
+	return e ? kperf_errno_error("kperf_action_count_get", e, why, len) : 0;
 }
 
 void kperf_last_run(const void *priv, struct kperf_run_stats *out)

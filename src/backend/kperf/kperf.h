@@ -11,7 +11,8 @@
  *
  * The kernel interfaces the frameworks do not wrap (sysctlbyname for
  * kperf.lightweight_pet, the kdebug trace buffer, proc_pid_rusage, the CPU
- * id sysctls, geteuid) go through one seam, struct kperf_sys.  On macOS it
+ * id sysctls, geteuid) go through one seam, struct kperf_sys (declared in
+ * backend/kperf/fw.h, the backend's lowest layer).  On macOS it
  * is implemented with the real system calls; a library loaded through
  * $LAUKA_KPERF_PATH that exports `lauka_kperf_sys` replaces it.  That is how
  * tests/support/kperf-standin.c runs every line of the backend's logic on
@@ -31,73 +32,9 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
-
-#define KPERF_SYS_VERSION 1
-#define KPERF_SYS_SYMBOL "lauka_kperf_sys"
-
-/* kdebug operations (the third level of CTL_KERN.KERN_KDEBUG, bsd/sys/sysctl.h). */
-enum {
-	KPERF_KD_ENABLE = 3,	/* arg: 1 on, 0 off */
-	KPERF_KD_SETBUF = 4,	/* arg: number of records */
-	KPERF_KD_SETUP = 6,
-	KPERF_KD_REMOVE = 7,	/* reset: disable and free the buffer */
-	KPERF_KD_SETREG = 8,	/* buf: struct kperf_kdreg */
-	KPERF_KD_READTR = 10,	/* buf: records; *len bytes in, records out */
-};
-
-/* kd_regtype: a filter that keeps the records whose debugid is one of value1..4. */
-struct kperf_kdreg {
-	uint32_t type, value1, value2, value3, value4;
-};
-#define KPERF_KDBG_VALCHECK 0x00200000u
-
-struct kperf_rusage {
-	uint64_t instructions, cycles;
-};
-
-/* The Darwin system interfaces of the backend.  Every op returns 0 or -errno. */
-struct kperf_sys {
-	unsigned version;	/* KPERF_SYS_VERSION */
-	/* sysctlbyname on an int (kperf.lightweight_pet, sysctl.proc_translated): write *set, read *get. */
-	int (*sysctl_int)(const char *name, const int *set, int *get);
-	/* sysctl CTL_KERN.KERN_KDEBUG.op[.arg] with buf/len as oldp/oldlenp. */
-	int (*kdebug)(int op, int arg, void *buf, size_t *len);
-	/* proc_pid_rusage(pid, RUSAGE_INFO_V4): the process's own instructions and cycles (not its
-	 * children's; user and kernel mode); works on a zombie. */
-	int (*rusage)(int pid, struct kperf_rusage *out);
-	/* hw.cputype, hw.cpusubtype, hw.cpufamily. */
-	int (*cpu_ids)(uint32_t *type, uint32_t *subtype, uint32_t *family);
-	unsigned (*euid)(void);
-};
+#include "backend/kperf/fw.h"
 
 extern const struct lk_backend backend_kperf;
-
-/*
- * kpep error code (0..15, reference/kpep.md 4.6; 15 = "see errno") ->
- * -LK_E*, with a lower-case message in why.  Codes above 15 are -LK_EINVAL.
- */
-int kperf_kpep_error(int code, int err_no, char *why, size_t len);
-/* errno from a kpc_* / kperf_* / sysctl call -> -LK_E* and a message naming the call. */
-int kperf_errno_error(const char *call, int err_no, char *why, size_t len);
-
-/*
- * Find the kpep plist of a CPU: "cpu_<type>_<subtype>_<family>.plist" (hex)
- * in dirs[0..ndirs) (NULL or empty entries skipped), the first hit resolved
- * with realpath.  Returns 0 and the path in out, or -LK_ENOENT with the file
- * name looked for in out.
- */
-int kperf_find_plist(const char *const *dirs, size_t ndirs, uint32_t type, uint32_t subtype,
-		     uint32_t family, char *out, size_t len);
-
-/*
- * This machine's kpep plist, for any backend that needs the cpu's event
- * database (kperf, xctrace): "cpu_<hw.cputype>_<hw.cpusubtype>_<hw.cpufamily>.plist"
- * in $KPEP_DB_PATH, /usr/local/share/kpep, /usr/share/kpep, resolved with
- * realpath.  Returns 0 with the path in path, or -LK_E* (-LK_ENOENT: no such
- * file); detail says which file was looked for, where it was found and what
- * it resolves to, or why nothing was found.  Needs no root.
- */
-int kperf_kpep_locate(char *path, size_t len, char *detail, size_t dlen);
 
 /* Forget the loaded libraries so the next use loads them again (tests switch stand-ins). */
 void kperf_lib_unload(void);
@@ -107,6 +44,12 @@ struct kperf_probe {
 	uint32_t count_before, count_after;
 };
 int kperf_probe(struct kperf_probe *out, char *why, size_t len);
+/*
+ * kperf's action count as found (root): XNU never lowers it and kperf_reset
+ * keeps it, so a count above 1 was set by another kperf client since boot
+ * (N1); open() keeps it.  0 when no client has set one.
+ */
+int kperf_action_count(uint32_t *out, char *why, size_t len);
 /* What the last run of an open kperf instance (priv) logged, for `lauka doctor`. */
 struct kperf_run_stats {
 	size_t values;			/* values per thread sample */

@@ -29,7 +29,7 @@
 #include <time.h>
 
 #define KPERF_SAMPLER_PMC_THREAD (1u << 4)
-#define KPERF_ACTION_COUNT 1u		/* action ids are 1-based: 0 is "no action" */
+#define KPERF_ACTIONS_NEEDED 1u		/* action ids are 1-based: 0 is "no action" */
 #define KPERF_TIMER_COUNT 2u		/* timer ids are 0-based */
 #define KPERF_ACTION_ID 1u
 #define KPERF_TIMER_ID 1u
@@ -44,6 +44,28 @@ static int kd(int op, int arg, void *buf, size_t *len, const char *what, char *e
 	return kperf_seam_error(kperf_sys->kdebug(op, arg, buf, len ? len : &zero), what, err, elen);
 }
 
+/*
+ * N1 (audit 3): XNU never lowers the action count (action.c
+ * kperf_action_set_count: EINVAL when count < actionc) and kperf_reset
+ * keeps it, so the count another client set since boot (IB-style tools set
+ * 32, KPERF_ACTION_MAX; Instruments is a kperf client too) stays until
+ * reboot.  Keep the larger of it and what lauka needs; lauka uses action 1,
+ * and kperf_reset cleared the others' samplers and filters.
+ */
+static int action_count_setup(uint32_t *count, char *err, size_t len)
+{
+	const struct kperf_fns *f = &kperf_fn;
+	uint32_t cur = 0;
+	int r;
+	errno = 0;
+	r = f->kperf_action_count_get(&cur);
+	int e = kperf_call_errno(r, errno);
+	if (e)
+		return kperf_errno_error("kperf_action_count_get", e, err, len);
+	*count = cur > KPERF_ACTIONS_NEEDED ? cur : KPERF_ACTIONS_NEEDED;
+	return KPERF_CALL(f->kperf_action_count_set(*count), "kperf_action_count_set", err, len);
+}
+
 int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, size_t len)
 {
 	const struct kperf_fns *f = &kperf_fn;
@@ -55,7 +77,7 @@ int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, si
 	kperf_agg_init(&s->agg, ncounters, KPERF_BASE_ZERO);
 	s->buf = xcalloc(READ_CHUNK, sizeof(*s->buf));
 	s->setup = true;	/* from here on teardown() must undo */
-	if ((r = KPERF_CALL(f->kperf_action_count_set(KPERF_ACTION_COUNT), "kperf_action_count_set", err, len)) ||
+	if ((r = action_count_setup(&s->action_count, err, len)) ||
 	    (r = KPERF_CALL(f->kperf_timer_count_set(KPERF_TIMER_COUNT), "kperf_timer_count_set", err, len)) ||
 	    (r = KPERF_CALL(f->kperf_action_samplers_set(KPERF_ACTION_ID, KPERF_SAMPLER_PMC_THREAD),
 			    "kperf_action_samplers_set", err, len)) ||
@@ -69,9 +91,17 @@ int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, si
 	if ((r = kperf_seam_error(kperf_sys->sysctl_int("kperf.lightweight_pet", &on, NULL), "kperf.lightweight_pet",
 				  err, len)))
 		return r;
+	/*
+	 * N4 (audit 3): KERN_KDSETUP (kdbg_reinit) keeps a typefilter and the
+	 * PIDCHECK/PIDEXCLUDE flags, and the kernel does not reset what a dead
+	 * foreground ktrace owner (a killed fs_usage, ktrace or Instruments)
+	 * configured; a typefilter outranks VALCHECK, so every sample would be
+	 * dropped.  KERN_KDREMOVE (kdbg_clear) clears them: once per open, 100 ms.
+	 */
 	struct kperf_kdreg reg = { .type = KPERF_KDBG_VALCHECK, .value1 = KPERF_DEBUGID_THREAD };
 	size_t reglen = sizeof(reg);
-	if ((r = kd(KPERF_KD_SETBUF, KDEBUG_RECORDS, NULL, NULL, "kdebug setbuf", err, len)) ||
+	if ((r = kd(KPERF_KD_REMOVE, 0, NULL, NULL, "kdebug remove", err, len)) ||
+	    (r = kd(KPERF_KD_SETBUF, KDEBUG_RECORDS, NULL, NULL, "kdebug setbuf", err, len)) ||
 	    (r = kd(KPERF_KD_SETUP, 0, NULL, NULL, "kdebug setup", err, len)) ||
 	    (r = kd(KPERF_KD_SETREG, 0, &reg, &reglen, "kdebug setreg", err, len)))
 		return r;

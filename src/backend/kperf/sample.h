@@ -3,12 +3,15 @@
  * kperf action and PET timer, the kdebug trace buffer, and the reader
  * thread that drains it into a struct kperf_agg.
  *
- *   kperf_sampler_setup     once per open(): action 1 samples PMC_THREAD,
+ *   kperf_sampler_setup     once per open(): action 1 samples PMC_THREAD
+ *                           (the action count is never lowered: N1),
  *                           timer 1 is the lightweight-PET timer (1 ms);
- *                           kdebug buffer set up with a filter that passes
- *                           only PERF_KPC_DATA_THREAD records.  KERN_KDSETUP
- *                           (and KERN_KDREMOVE) sleep 100 ms in the kernel,
- *                           so they never run per measured run.
+ *                           kdebug reset (KERN_KDREMOVE clears filters a
+ *                           killed ktrace tool left: N4), then its buffer set
+ *                           up with a filter that passes only
+ *                           PERF_KPC_DATA_THREAD records.  KERN_KDREMOVE and
+ *                           KERN_KDSETUP sleep 100 ms in the kernel, so they
+ *                           never run per measured run.
  *   kperf_sampler_start     per run, before the child execs: pid filter,
  *                           trace on, sampling on, reader thread on
  *   kperf_sampler_stop      per run, the child a zombie: sampling off, trace
@@ -28,6 +31,7 @@
 
 struct kperf_sampler {
 	bool setup;			/* kperf configured and the trace buffer set up */
+	uint32_t action_count;		/* kperf's action count after setup (another client's may be larger) */
 	bool sampling;			/* start() switched sampling on: stop() must undo */
 	struct kperf_agg agg;
 	struct kperf_kdbuf *buf;

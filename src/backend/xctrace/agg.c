@@ -53,6 +53,18 @@ static size_t *core_slot(struct xct_sum *s, int64_t core)
 int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen)
 {
 	struct xct_sum *s = ctx;
+	/*
+	 * N3: a row without counter values is a thread sampled while blocked
+	 * (it was on no core; jade, a third-party reader, skips them too): it
+	 * carries nothing to add and is not a sample of any core.
+	 */
+	if (!row->has_values) {
+		if (row->pid == s->pid)
+			s->rows_blank++;
+		else
+			s->rows_other++;
+		return 0;
+	}
 	size_t seq = ++s->seq, prev_on_core = 0;
 	if (s->guided) {
 		size_t *c = core_slot(s, row->core);
@@ -65,10 +77,6 @@ int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen)
 	}
 	if (s->guided && !s->nvalues && !s->rows)
 		s->nvalues = row->nvalues;	/* guided tables name no events: the first row says how many */
-	if (!row->has_values) {
-		lk_errbuf(err, errlen, "row %zu of the target has no counter values", row->index + 1);
-		return -LK_EINVAL;
-	}
 	if (row->nvalues != s->nvalues) {
 		lk_errbuf(err, errlen, "row %zu has %zu counter values but the table of contents names %zu events: "
 			  "the export does not belong to this recording", row->index + 1, row->nvalues, s->nvalues);
@@ -219,6 +227,24 @@ int xct_name_slots(size_t nslots, const struct xct_probe_counts *alu1, const str
 	m->branch = pick(nslots, m->work, m->branch_norm, m->alu_norm, &m->branch_score, &m->branch_runner_up);
 	if (m->cache >= 0 && m->cache == m->branch)
 		m->cache = m->branch = -1;	/* one slot cannot be both */
+	/*
+	 * The second property (N3): a miss count is bounded by the probe's
+	 * structure.  A chase step is one load, which misses at most once per
+	 * level (L1D, L2, TLB), so a cache-miss slot reads about 1 per step,
+	 * never tens (stall cycles do: hundreds of cycles per miss).  A branch
+	 * iteration has one unpredictable branch, mispredicted about half the
+	 * time.  Outside those bounds the slot is only "responsive".
+	 */
+	if (m->cache >= 0) {
+		m->cache_per_unit = per_unit(chase, (size_t)m->cache);
+		m->cache_corroborated = m->cache_per_unit >= XCT_MISS_PER_STEP_MIN &&
+					m->cache_per_unit <= XCT_MISS_PER_STEP_MAX;
+	}
+	if (m->branch >= 0) {
+		m->branch_per_unit = per_unit(branch, (size_t)m->branch);
+		m->branch_corroborated = m->branch_per_unit >= XCT_MISPRED_PER_ITER_MIN &&
+					 m->branch_per_unit <= XCT_MISPRED_PER_ITER_MAX;
+	}
 	return 0;
 }
 
@@ -236,8 +262,8 @@ const char *xct_slot_name(const struct xct_slot_map *m, size_t i)
 	if ((long)i == m->work)
 		return "work";
 	if ((long)i == m->cache)
-		return "cache-misses";
+		return m->cache_corroborated ? "cache-misses" : "chase-responsive";
 	if ((long)i == m->branch)
-		return "branch-misses";
+		return m->branch_corroborated ? "branch-misses" : "branch-responsive";
 	return XCT_SLOT_UNNAMED;
 }

@@ -61,6 +61,7 @@ struct xct_sum {
 	uint64_t weight;		/* sum of the weights of the target's rows */
 	enum xct_weight weight_kind;
 	size_t rows, rows_other, rows_sentinel;
+	size_t rows_blank;		/* target rows without counter values (blocked threads): skipped */
 	size_t baselines;		/* guided: samples that started a new baseline */
 	bool halves_equal;		/* guided: every row's second half equals its first */
 	struct xct_thread *threads;
@@ -79,7 +80,8 @@ void xct_sum_release(struct xct_sum *s);
 /*
  * Add one row (an xct_row_fn: ctx is the struct xct_sum).  A row whose
  * value count differs from nvalues is an error: the export does not belong
- * to the TOC's names.
+ * to the TOC's names.  A row without values (a blocked thread) is skipped
+ * and counted in rows_blank.
  */
 int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen);
 /* Guided: accepted time / sampled time over the threads (1 when nothing was sampled). */
@@ -103,6 +105,11 @@ struct xct_probe_counts {
 #define XCT_SLOT_MARGIN 3.0
 /* and is at least this many times the control's reading. */
 #define XCT_SLOT_MIN_RESPONSE 5.0
+/* A miss count's bounds per chase step (one load: L1D, L2, TLB) and per branch iteration (one coin flip). */
+#define XCT_MISS_PER_STEP_MIN 0.5
+#define XCT_MISS_PER_STEP_MAX 3.0
+#define XCT_MISPRED_PER_ITER_MIN 0.25
+#define XCT_MISPRED_PER_ITER_MAX 1.0
 
 struct xct_slot_map {
 	size_t nslots;
@@ -111,6 +118,8 @@ struct xct_slot_map {
 	long branch;			/* slot that responds to the branch probe, -1 */
 	double cache_score, cache_runner_up;	/* response ratios (probe / control), best and second */
 	double branch_score, branch_runner_up;
+	double cache_per_unit, branch_per_unit;	/* the named slots' counts per chase step / branch iteration */
+	bool cache_corroborated, branch_corroborated;	/* ... within a miss count's bounds */
 	double *alu_norm, *chase_norm, *branch_norm;	/* per slot, normalised by the work slot */
 };
 
@@ -120,18 +129,22 @@ struct xct_slot_map {
  * to 2, the alu loop's instructions), the chase and the branch probe.
  * Every slot is normalised by the work slot of the same recording; its
  * response to a probe is that probe's normalised reading over the control's
- * (alu).  A slot is named cache-misses (chase) or branch-misses (branch)
- * only when its response passes XCT_SLOT_MIN_RESPONSE and beats every other
- * slot's by XCT_SLOT_MARGIN; the rest stay unnamed.  A slot that responds to
- * the chase nearly as much (stall cycles would) keeps the cache slot
- * unnamed: the rule prefers no name to a guess.
+ * (alu).  A slot is named by what the probes showed (N3): chase-responsive
+ * or branch-responsive when its response passes XCT_SLOT_MIN_RESPONSE and
+ * beats every other slot's by XCT_SLOT_MARGIN; the rest stay unnamed.  A
+ * slot that responds to the chase nearly as much (stall cycles would) keeps
+ * the cache slot unnamed: the rule prefers no name to a guess.  It is called
+ * cache-misses / branch-misses only when a second property agrees: its
+ * count per chase step / branch iteration lies within a miss count's bounds
+ * (back-end stall cycles, which a third-party map of the M4 bottleneck
+ * preset lists and which would win the chase test, read hundreds per step).
  * Returns 0, or -LK_EINVAL when no work slot exists (why in err).
  */
 int xct_name_slots(size_t nslots, const struct xct_probe_counts *alu1, const struct xct_probe_counts *alu4,
 		   const struct xct_probe_counts *chase, const struct xct_probe_counts *branch,
 		   struct xct_slot_map *out, char *err, size_t errlen);
 void xct_slot_map_release(struct xct_slot_map *m);
-/* The discovered name of slot i ("work", "cache-misses", "branch-misses"), or NULL. */
+/* The discovered name of slot i ("work", "chase-responsive" or "cache-misses", "branch-responsive" or "branch-misses"), or NULL. */
 const char *xct_slot_name(const struct xct_slot_map *m, size_t i);
 
 #endif

@@ -43,6 +43,7 @@
 #define XCT_RAW_SCHEMA "kdebug-counters-with-time-sample"
 #define XCT_RAW_XPATH "/trace-toc/run[@number=\"1\"]/data/table[@schema=\"" XCT_RAW_SCHEMA "\"]"
 #define XCT_GUIDED_TEMPLATE "CPU Counters"
+#define XCT_PLATFORM_TEMPLATES "Platforms/MacOSX.platform/Developer/Library/Instruments/Templates"
 #define XCT_SAMPLE_US 1000
 
 static char version_str[64];
@@ -58,6 +59,8 @@ struct xctrace_priv {
 	char xcrun[PATH_MAX];
 	char dir[PATH_MAX];		/* private: template, bundle, exports, logs */
 	char template_path[PATH_MAX];
+	char base_path[PATH_MAX];	/* manual: the template lauka patched into template_path */
+	const char *layout;		/* manual: its layout (what N2 leaves unverified) */
 	char ktrace_dir[PATH_MAX];	/* "" when unknown */
 	char **ktrace_before;		/* instruments*.ktrace names present before the run */
 	size_t nktrace_before;
@@ -485,17 +488,25 @@ static int base_template(char *out, size_t len, char *err, size_t errlen)
 		snprintf(out, len, "%s", env);
 		return 0;
 	}
-	/* $DEVELOPER_DIR (what xcrun honours) is Xcode.app/Contents/Developer */
+	/*
+	 * $DEVELOPER_DIR (what xcrun honours) is Xcode.app/Contents/Developer.
+	 * Instruments.app's resources, then the macOS platform's Templates
+	 * directory (N6: where one public script finds it; which Xcode versions
+	 * keep it there is not verified).
+	 */
 	const char *dev = getenv("DEVELOPER_DIR");
-	char devroot[PATH_MAX] = "";
-	if (dev && *dev)
-		snprintf(devroot, sizeof(devroot), "%s/../Applications/Instruments.app", dev);
-	const char *roots[] = { devroot, "/Applications/Xcode.app/Contents/Applications/Instruments.app" };
+	char devapp[PATH_MAX] = "", devplat[PATH_MAX] = "";
+	if (dev && *dev) {
+		snprintf(devapp, sizeof(devapp), "%s/../Applications/Instruments.app", dev);
+		snprintf(devplat, sizeof(devplat), "%s/" XCT_PLATFORM_TEMPLATES, dev);
+	}
+	const char *roots[] = { devapp, devplat, "/Applications/Xcode.app/Contents/Applications/Instruments.app",
+				"/Applications/Xcode.app/Contents/Developer/" XCT_PLATFORM_TEMPLATES };
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++)
 		if (roots[i][0] && find_named(roots[i], XCT_GUIDED_TEMPLATE ".tracetemplate", 0, out, len))
 			return 0;
-	lk_errbuf(err, errlen, "no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app; save one from "
-		  "Instruments and set LAUKA_XCTRACE_TEMPLATE=/path/to/it");
+	lk_errbuf(err, errlen, "no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app or its macOS platform "
+		  "Templates; save one from Instruments and set LAUKA_XCTRACE_TEMPLATE=/path/to/it");
 	return -LK_ENOENT;
 }
 
@@ -506,6 +517,7 @@ static int write_template(struct xctrace_priv *p, char *err, size_t len)
 	int r = base_template(base, sizeof(base), err, len);
 	if (r < 0)
 		return r;
+	snprintf(p->base_path, sizeof(p->base_path), "%s", base);
 	char *buf = NULL;
 	size_t n = 0;
 	if ((r = lk_read_file(base, 16u << 20, &buf, &n)) < 0) {
@@ -550,6 +562,8 @@ static int write_template(struct xctrace_priv *p, char *err, size_t len)
 	r = xct_template_patch(buf, n, &o, &outb, &outn, &kind, why, sizeof(why));
 	if (r < 0)
 		lk_errbuf(err, len, "template '%s': %s", base, why);
+	else
+		p->layout = kind == XCT_TMPL_LEGACY ? "legacy pmcEvents layout" : "Xcode 16+ optionsEncoded layout";
 	free(buf);
 	free(mask);
 	free(fixed);
@@ -644,8 +658,8 @@ static void ktrace_sweep(struct xctrace_priv *p)
 /* Everything a run leaves: the bundle, the exports, the logs, our ktrace files. */
 static void clean_run(struct xctrace_priv *p)
 {
-	static const char *const names[] = { "run.trace", "toc.xml", "table.xml", "record.log", "export.log",
-					     "watchdog.fired" };
+	static const char *const names[] = { "run.trace", "toc.xml", "table.xml", "record.log", "record.log.fifo",
+					     "record.log.done", "export.log", "watchdog.fired" };
 	char path[PATH_MAX + 32];
 	for (size_t i = 0; p->dir[0] && i < ARRAY_SIZE(names); i++) {
 		path_in(p, names[i], path, sizeof(path));
@@ -694,6 +708,31 @@ fail:
 	return r;
 }
 
+/*
+ * The shell between the spawner and xctrace.  Without --show-output the
+ * spawner gives the child /dev/null as stdout: xctrace's own messages go to
+ * the log read() checks, and the command's output is dropped as for every
+ * backend.  With --show-output, `--target-stdout -` (as JMH records) has
+ * xctrace pass the command's stdout through its own, and a tee behind a
+ * FIFO shows it while still logging all of xctrace's output, whichever
+ * stream its [Error] lines use (not known); xctrace stays the exec'd
+ * process, so its pid is the one signalled and its exit status the run's.
+ * The tee touches LOG.done when it has written everything.
+ */
+#define XCT_WRAPPER \
+	"log=$1; shift\n" \
+	"if [ /dev/stdout -ef /dev/null ]; then exec \"$@\" >\"$log\" 2>&1; fi\n" \
+	"n=0; t=\n" \
+	"for a do\n" \
+	"  if [ \"$a\" = --launch ] && [ -z \"$t\" ]; then t=1; set -- \"$@\" --target-stdout -; fi\n" \
+	"  set -- \"$@\" \"$a\"; n=$((n + 1))\n" \
+	"done\n" \
+	"shift $n\n" \
+	"rm -f \"$log.fifo\" \"$log.done\"\n" \
+	"mkfifo \"$log.fifo\" || exec \"$@\" >\"$log\" 2>&1\n" \
+	"{ tee \"$log\" <\"$log.fifo\"; : >\"$log.done\"; } &\n" \
+	"exec \"$@\" >\"$log.fifo\" 2>&1\n"
+
 static char **xctrace_wrap_argv(void *priv, char *const argv[])
 {
 	struct xctrace_priv *p = priv;
@@ -711,7 +750,7 @@ static char **xctrace_wrap_argv(void *priv, char *const argv[])
 	size_t k = 0;
 	out[k++] = xstrdup("/bin/sh");
 	out[k++] = xstrdup("-c");
-	out[k++] = xstrdup("log=$1; shift; exec \"$@\" >\"$log\" 2>&1");
+	out[k++] = xstrdup(XCT_WRAPPER);
 	out[k++] = xstrdup("lauka-xctrace");
 	out[k++] = xstrdup(log);
 	for (size_t i = 0; i < np; i++)
@@ -865,6 +904,44 @@ static void detail_run(struct xctrace_priv *p, const struct xct_toc *toc, const 
 	strbuf_addf(d, "]}");
 }
 
+/*
+ * N2 (audit 3): how xctrace honours an event list written into a template
+ * is not shown anywhere for Xcode 16's options layout (both real Xcode 16
+ * templates have an empty list), so every manual recording is checked: each
+ * event asked for must be in the TOC's pmc-events (or be the PMI trigger).
+ * A missing one is an error naming it, what the recording holds and the
+ * template, never a "not counted" row.
+ */
+static int check_recorded(const struct xctrace_priv *p, const struct xct_table *tb, char *err, size_t len)
+{
+	bool *seen = xcalloc(p->n ? p->n : 1, sizeof(*seen));
+	for (size_t v = 0; v < tb->nevents; v++) {
+		long i = sel_index(p, tb->events[v]);
+		if (i >= 0)
+			seen[i] = true;
+	}
+	if (tb->pmi_event && sel_index(p, tb->pmi_event) >= 0)
+		seen[sel_index(p, tb->pmi_event)] = true;
+	struct strbuf missing = STRBUF_INIT, held = STRBUF_INIT;
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->sel[i].err && !seen[i])
+			strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", p->sel[i].ev->name);
+	for (size_t v = 0; v < tb->nevents; v++)
+		strbuf_addf(&held, "%s%s", held.len ? ", " : "", tb->events[v]);
+	int r = 0;
+	if (missing.len) {
+		lk_errbuf(err, len, "the recording lacks %s: its pmc-events are [%s]; xctrace did not record the events "
+			  "lauka wrote into a copy of the template '%s' (%s); save a CPU Counters template with these "
+			  "events in Instruments and set LAUKA_XCTRACE_TEMPLATE to it", strbuf_str(&missing),
+			  strbuf_str(&held), p->base_path, p->layout ? p->layout : "?");
+		r = -LK_EIO;
+	}
+	strbuf_release(&missing);
+	strbuf_release(&held);
+	free(seen);
+	return r;
+}
+
 static int read_counts(struct xctrace_priv *p, const char *bundle, struct xct_toc *toc, struct lk_counts *out,
 		       char *err, size_t len)
 {
@@ -886,6 +963,9 @@ static int read_counts(struct xctrace_priv *p, const char *bundle, struct xct_to
 				  "record counters");
 			return -LK_EIO;
 		}
+		int c = check_recorded(p, tb, err, len);
+		if (c < 0)
+			return c;
 	}
 	int r = export_table(p, bundle, p->guided ? XCT_RAW_XPATH : XCT_CP_XPATH, table, err, len);
 	if (r < 0)
@@ -934,6 +1014,16 @@ static int read_counts(struct xctrace_priv *p, const char *bundle, struct xct_to
 	return 0;
 }
 
+/* --show-output: the log is complete once the wrapper's tee has seen xctrace's end (up to 10 s). */
+static void wait_for_tee(const struct xctrace_priv *p)
+{
+	char fifo[PATH_MAX + 32], done[PATH_MAX + 32];
+	path_in(p, "record.log.fifo", fifo, sizeof(fifo));
+	path_in(p, "record.log.done", done, sizeof(done));
+	for (int i = 0; i < 1000 && access(fifo, F_OK) == 0 && access(done, F_OK) != 0; i++)
+		sleep_ms(10);
+}
+
 static int xctrace_read(void *priv, const struct lk_run_info *run, struct lk_counts *out, char *err, size_t len)
 {
 	struct xctrace_priv *p = priv;
@@ -949,6 +1039,7 @@ static int xctrace_read(void *priv, const struct lk_run_info *run, struct lk_cou
 			  "set LAUKA_XCTRACE_TIMEOUT to allow longer runs", p->timeout_s, p->grace_s);
 		return -LK_EIO;
 	}
+	wait_for_tee(p);
 	char *text = slurp(log);
 	int code = WIFEXITED(run->status) ? WEXITSTATUS(run->status) : 0;
 	int sig = WIFSIGNALED(run->status) ? WTERMSIG(run->status) : 0;
