@@ -143,7 +143,7 @@ else
 	[ "$fv" = "$v" ] || fail "$rb names $fv, VERSION is $v, and v$fv is not tagged"
 	echo "v$v is not tagged (not released): the formula's checksum is checked once it is"
 	run mk brew-formula DISTDIR="$PWD/dist"
-	expect_rc 1; expect_err "no tag v$v"; expect_err "fix: tag the release first"
+	expect_rc 2; expect_err "no tag v$v"; expect_err "fix: tag the release first"  # make's code for a failed recipe
 fi
 
 # The release steps, rehearsed on a clone (tags made there stay there): tag, make brew-formula, and the
