@@ -149,9 +149,9 @@ fi
 # The release steps, rehearsed on a clone (tags made there stay there): tag, make brew-formula, and the
 # formula's checksum is the tarball's; a later commit does not change the release tarball; brew's
 # install and test blocks (the stand-in) build, install and run it from that tarball.
-git init -q clone && git -C clone fetch -q "$src" HEAD && git -C clone checkout -q FETCH_HEAD ||
+git init -q clone && git -C clone fetch -q --no-tags "$src" HEAD && git -C clone checkout -q FETCH_HEAD ||
 	fail "cannot clone $src"
-git -C clone tag "v$v"
+git -C clone tag "v$v" || fail "cannot tag the clone"
 crb=clone/packaging/homebrew/lauka.rb
 run make -s --no-print-directory -C clone brew-formula DISTDIR="$PWD/rel"
 expect_rc 0

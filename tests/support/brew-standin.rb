@@ -14,7 +14,7 @@
 # formulae macOS provides); dependency_order.rb (build dependencies first, then by name);
 # formula_auditor.rb audit_deps (`pkg-config` is an alias of `pkgconf`) and audit_text (test calls
 # fully scoped); class.rb (a test block, and a real one); lines.rb (`assert_path_exists` rather than
-# `assert_predicate ..., :exist?`); urls.rb (https). What it cannot check: anything `--online`
+# `assert_predicate ..., :exist?`; no template comments or commented-out dependencies); urls.rb (https). What it cannot check: anything `--online`
 # fetches (homepage, url) and what brew's sandbox and superenv do to the build.
 require "digest"
 require "fileutils"
@@ -155,6 +155,14 @@ def audit(klass, source)
   p.call("Fully scope test calls, e.g. \#{bin}/lauka") if body.match?(/(system|shell_output|pipe_output)[(\s]+['"]lauka[\s'"]/)
   p.call("Use `assert_path_exists`") if body.match?(/assert_predicate .*:exist\?/)
   p.call("Use separate `make` calls") if source.match?(/make && make/)
+
+  # Comments (lines.rb Comments): brew's template comments and commented-out dependencies.
+  comments = source.lines.grep(/^\s*#/)
+  templates = ["# PLEASE REMOVE", "# Documentation:", "# if this fails, try separate make/make install steps",
+               "# The URL of the archive", "## Naming --", "# if your formula fails when building in parallel",
+               "# Remove unrecognized options if warned by configure", '# system "cmake']
+  p.call("Please remove default template comments") if comments.any? { |c| templates.any? { |t| c.include?(t) } }
+  p.call("Commented-out dependency") if comments.any? { |c| c.match?(/#\s*depends_on\s+(.+)\s*$/) }
 end
 
 formula, mode, *args = ARGV
