@@ -31,7 +31,7 @@ Q          := $(if $(filter 1,$(V)),,@)
 
 # Goals that must work before the dependencies exist: they install them
 # first (check, demo) or need none (clean, check-macos, help).
-NODEP_GOALS := check check-loaded demo clean check-macos help dist lint-man
+NODEP_GOALS := check check-loaded demo clean check-macos help dist brew-formula lint-man
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(NODEP_GOALS),$(MAKECMDGOALS)),)
 SKIP_DEP_CHECK := 1

@@ -2,10 +2,13 @@
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=/stage]   lauka, its probe and spawner programs,
 #        the man page and the bash, zsh and fish completions
-#   make uninstall                                      removes exactly those files
-#   make dist        dist/lauka-$(VERSION).tar.gz (git archive of HEAD) and its
-#                    SHA-256 in dist/lauka-$(VERSION).tar.gz.sha256, which
-#                    packaging/homebrew/lauka.rb reads
+#   make uninstall                                      removes exactly those files, and the
+#        directories install created (listed in $(LIBEXECDIR)/lauka/installed-dirs) once empty
+#   make dist        dist/lauka-$(VERSION).tar.gz (git archive of the tag
+#                    v$(VERSION), else of HEAD) and its SHA-256 in
+#                    dist/lauka-$(VERSION).tar.gz.sha256
+#   make brew-formula  the tag's tarball's url and sha256 into
+#                    packaging/homebrew/lauka.rb (the release steps: HACKING.md)
 #   make lint-man    mandoc -T lint on the man page (also part of test-cli)
 #
 # Every directory can be set on its own (BINDIR, LIBEXECDIR, DATADIR, MANDIR,
@@ -33,10 +36,12 @@ INSTALL_PROBE  = $(if $(PROBE_ARCH),$(BUILD)/lauka-probe)
 INSTALL_SPAWN  = $(if $(filter $(BUILD)/lauka-spawn,$(ALL_TARGETS)),$(BUILD)/lauka-spawn)
 
 INSTALL_DIRS_H := $(BUILD)/gen/install-dirs.h
+# The directories install created (scripts/install-dirs.sh), for uninstall.
+INSTALLED_DIRS := $(LIBEXECDIR)/lauka/installed-dirs
 GEN += $(INSTALL_DIRS_H)
 
 
-.PHONY: install uninstall dist lint-man FORCE-install-dirs
+.PHONY: install uninstall dist brew-formula lint-man FORCE-install-dirs
 FORCE-install-dirs:
 $(INSTALL_DIRS_H): FORCE-install-dirs
 	@mkdir -p $(@D)
@@ -46,8 +51,8 @@ $(INSTALL_DIRS_H): FORCE-install-dirs
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 install: build-all
-	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(LIBEXECDIR)/lauka' '$(DESTDIR)$(MANDIR)/man1' \
-		'$(DESTDIR)$(BASHCOMPDIR)' '$(DESTDIR)$(ZSHCOMPDIR)' '$(DESTDIR)$(FISHCOMPDIR)'
+	$(Q)sh scripts/install-dirs.sh make '$(INSTALLED_DIRS)' '$(DESTDIR)' '$(BINDIR)' '$(LIBEXECDIR)/lauka' \
+		'$(MANDIR)/man1' '$(BASHCOMPDIR)' '$(ZSHCOMPDIR)' '$(FISHCOMPDIR)'
 	$(INSTALL) -m 755 $(LAUKA) '$(DESTDIR)$(BINDIR)/lauka'
 	$(if $(INSTALL_PROBE),$(INSTALL) -m 755 $(INSTALL_PROBE) '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-probe')
 	$(if $(INSTALL_SPAWN),$(INSTALL) -m 755 $(INSTALL_SPAWN) '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-spawn')
@@ -60,21 +65,40 @@ uninstall:
 	rm -f '$(DESTDIR)$(BINDIR)/lauka' '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-probe' '$(DESTDIR)$(LIBEXECDIR)/lauka/lauka-spawn' \
 		'$(DESTDIR)$(MANDIR)/man1/lauka.1' '$(DESTDIR)$(BASHCOMPDIR)/lauka' \
 		'$(DESTDIR)$(ZSHCOMPDIR)/_lauka' '$(DESTDIR)$(FISHCOMPDIR)/lauka.fish'
-	-rmdir '$(DESTDIR)$(LIBEXECDIR)/lauka' 2>/dev/null
+	$(Q)sh scripts/install-dirs.sh remove '$(INSTALLED_DIRS)' '$(DESTDIR)'
+	-$(Q)rmdir '$(DESTDIR)$(LIBEXECDIR)/lauka' 2>/dev/null
 
 # git archive is deterministic for one commit, and gzip -n leaves out the
-# time stamp, so the checksum is the same every time for the same HEAD.
+# time stamp, so the checksum is the same every time for the same commit.
+# The release is the tag v$(VERSION) when it exists (so the tarball, and the
+# formula's checksum, stay the same however the branch moves on); before the
+# tag, HEAD (a snapshot); DIST_REF=... names any other commit.
+DIST_TAG := v$(VERSION)
+DIST_REF ?= $(shell git rev-parse -q --verify 'refs/tags/$(DIST_TAG)^{commit}' >/dev/null 2>&1 && echo '$(DIST_TAG)' || echo HEAD)
+DIST_TARBALL := $(DISTDIR)/lauka-$(VERSION).tar.gz
+BREW_FORMULA ?= packaging/homebrew/lauka.rb
+
 dist:
 	@command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1 || \
-		{ echo "error: make dist needs a git checkout (it archives HEAD)" >&2; exit 1; }
-	@git diff --quiet HEAD -- 2>/dev/null || \
+		{ echo "error: make dist needs a git checkout (it archives $(DIST_REF))" >&2; exit 1; }
+	@[ '$(DIST_REF)' != HEAD ] || git diff --quiet HEAD -- 2>/dev/null || \
 		echo "note: uncommitted changes are not in the tarball (it archives HEAD)" >&2
+	@[ '$(DIST_REF)' != HEAD ] || echo "note: no tag $(DIST_TAG): the tarball is a snapshot of HEAD, not a release" >&2
 	@mkdir -p $(DISTDIR)
-	$(Q)git archive --format=tar --prefix=lauka-$(VERSION)/ HEAD | gzip -n -9 > $(DISTDIR)/lauka-$(VERSION).tar.gz.tmp
-	$(Q)mv $(DISTDIR)/lauka-$(VERSION).tar.gz.tmp $(DISTDIR)/lauka-$(VERSION).tar.gz
+	$(Q)git archive --format=tar --prefix=lauka-$(VERSION)/ '$(DIST_REF)' | gzip -n -9 > $(DIST_TARBALL).tmp
+	$(Q)mv $(DIST_TARBALL).tmp $(DIST_TARBALL)
 	$(Q)cd $(DISTDIR) && { sha256sum lauka-$(VERSION).tar.gz 2>/dev/null || shasum -a 256 lauka-$(VERSION).tar.gz; } \
 		> lauka-$(VERSION).tar.gz.sha256
-	@cat $(DISTDIR)/lauka-$(VERSION).tar.gz.sha256
+	@cat $(DIST_TARBALL).sha256
+
+# The release's url and sha256 into the Homebrew formula: only from the tag,
+# since a snapshot's checksum changes with the next commit.
+brew-formula:
+	@git rev-parse -q --verify 'refs/tags/$(DIST_TAG)^{commit}' >/dev/null 2>&1 || \
+		{ echo "error: no tag $(DIST_TAG): the formula names a release" >&2; \
+		  echo "fix: tag the release first: git tag -a $(DIST_TAG) -m 'lauka $(VERSION)'" >&2; exit 1; }
+	$(Q)$(MAKE) --no-print-directory dist DIST_REF='$(DIST_TAG)'
+	$(Q)sh scripts/brew-formula.sh '$(BREW_FORMULA)' '$(VERSION)' "$$(cut -d' ' -f1 $(DIST_TARBALL).sha256)"
 
 lint-man:
 	$(Q)mandoc -T lint -W warning $(MAN_PAGE)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Wall time of `lauka calibrate` per backend, at the default scales and with
-# --quick, each in a fresh database.  Prints a Markdown table for the README.
+# --quick, each in a fresh database.  Prints a Markdown table for HACKING.md.
 #
 #   scripts/bench-calibrate.sh [backend ...]     (default: every backend that works here)
 #

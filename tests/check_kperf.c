@@ -733,7 +733,7 @@ static double coverage_of(struct backend_inst *bi, const char *ms, const char *n
  * Coverage from real execution: longer commands are covered better (only
  * the tail after a thread's last tick is missed, F6), a single-threaded
  * 1 ms command may see no tick at all (not counted, never a silent 0).
- * Printed for README's table; asserted only where the rule is certain.
+ * Printed for the coverage table in doc/macos.md; asserted only where the rule is certain.
  */
 START_TEST(test_coverage)
 {

@@ -46,7 +46,7 @@ END_TEST
 #define B DELTA_BETTER
 #define W DELTA_WORSE
 
-/* The delta column's rules (README, "How the numbers are computed"). */
+/* The delta column's rules (doc/statistics.md). */
 static const struct {
 	struct lk_delta d;
 	const char *out;

@@ -1,39 +1,34 @@
-# Homebrew formula for lauka, built from the release tarball `make dist` makes.
+# Homebrew formula for lauka: the release tarball `make dist` writes, built with make.
 #
-#   make dist       # dist/lauka-VERSION.tar.gz and dist/lauka-VERSION.tar.gz.sha256
-#   brew install --build-from-source packaging/homebrew/lauka.rb
-#
-# The tarball and its checksum are read from ../../dist next to this file,
-# or from $HOMEBREW_LAUKA_DIST (a directory; Homebrew passes HOMEBREW_*
-# variables through), e.g. when the formula is copied into a tap.  A
-# published release would replace the three lines that compute url and
-# sha256 with literal ones.
+# The url and sha256 lines are written by `make brew-formula` from the tag v$(VERSION) (HACKING.md,
+# "Releasing"); until v0.1.0 is tagged the checksum is zeros, as nothing is released. Once the tag
+# exists, tests/cli/t-install.sh checks the checksum against the tarball `make dist` makes of it; it
+# always checks the formula against the rules `brew audit --strict` applies and runs its install and
+# test blocks (tests/support/brew-standin.rb; brew itself has not run: no Mac here). The address is
+# a placeholder (.invalid never resolves) until the project is published.
 class Lauka < Formula
-  desc "Hardware performance counters, calibrated and compared across commands"
-  release = "0.1.0" # = VERSION
-  version release
+  desc "Calibrated hardware performance counters, compared across commands"
+  homepage "https://lauka.invalid/"
+  url "https://lauka.invalid/releases/lauka-0.1.0.tar.gz"
+  sha256 "0000000000000000000000000000000000000000000000000000000000000000"
   license "MIT"
 
-  dist = ENV.fetch("HOMEBREW_LAUKA_DIST", File.expand_path("../../dist", __dir__))
-  tarball = "#{dist}/lauka-#{release}.tar.gz"
-  url "file://#{tarball}"
-  sha256 File.exist?("#{tarball}.sha256") ? File.read("#{tarball}.sha256")[/\h{64}/] : "0" * 64
-
-  depends_on "pkg-config" => :build
+  depends_on "pkgconf" => :build
   depends_on "libplist"
-  depends_on "libxml2"
-  depends_on "sqlite"
+
+  uses_from_macos "libxml2"
+  uses_from_macos "sqlite"
 
   def install
-    system "make", "PREFIX=#{prefix}"
-    system "make", "install", "PREFIX=#{prefix}"
+    system "make", "install", "PREFIX=#{prefix}", "BASHCOMPDIR=#{bash_completion}"
   end
 
   test do
-    ENV["LAUKA_DB"] = testpath/"lauka.db"
+    ENV["LAUKA_DB"] = "#{testpath}/lauka.db"
     assert_match "lauka #{version}", shell_output("#{bin}/lauka version")
     assert_match "wall_time", shell_output("#{bin}/lauka counters --backend rusage")
-    system bin/"lauka", "counters"
-    assert_predicate libexec/"lauka/lauka-probe", :executable?
+    probe = libexec/"lauka/lauka-probe"
+    assert_match "alu 1000000 iterations", shell_output("#{probe} alu 1e6")
+    assert_match(/^wall_time /, shell_output("#{bin}/lauka record --backend rusage -- '#{probe} alu 1e6'"))
   end
 end

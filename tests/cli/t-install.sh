@@ -1,4 +1,4 @@
-# make install/uninstall with DESTDIR and PREFIX: the files in their places, nothing outside DESTDIR, the installed lauka finds its probe from any directory; make dist; the Homebrew formula
+# make install/uninstall with DESTDIR and PREFIX: the files in their places, nothing outside DESTDIR, the installed lauka finds its probe from any directory, uninstall leaves nothing install created; make dist; the Homebrew formula by Homebrew's rules, its checksum, install and test blocks; the release steps
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 src=$LAUKA_SRCDIR
 san=0
@@ -29,7 +29,8 @@ expect_rc 0
 [ ! -e "$prefix" ] || fail "make install with DESTDIR wrote to $prefix"
 files=$(cd "$stage" && find . -type f | sort)
 spawn=$([ "$(uname -s)" = Linux ] && echo "./$prefix/libexec/lauka/lauka-spawn")
-want=$(printf '%s\n' "./$prefix/bin/lauka" "./$prefix/libexec/lauka/lauka-probe" $spawn "./$prefix/share/man/man1/lauka.1" \
+want=$(printf '%s\n' "./$prefix/bin/lauka" "./$prefix/libexec/lauka/lauka-probe" $spawn "./$prefix/libexec/lauka/installed-dirs" \
+	"./$prefix/share/man/man1/lauka.1" \
 	"./$prefix/share/bash-completion/completions/lauka" "./$prefix/share/zsh/site-functions/_lauka" \
 	"./$prefix/share/fish/vendor_completions.d/lauka.fish" | sed 's://*:/:g' | sort)
 [ "$files" = "$want" ] || fail "installed files:
@@ -63,28 +64,62 @@ if command -v man >/dev/null 2>&1; then
 	expect_rc 0; expect_out "EXIT STATUS"
 fi
 
-# uninstall removes every file it installed, and only those.
+# uninstall removes every file it installed, and only those, and every directory it created that
+# is empty then: here the whole staged tree but the directory that holds another program's file.
 touch "$stage$prefix/bin/other-tool"
 run mk uninstall DESTDIR="$stage" PREFIX="$prefix"
 expect_rc 0
-left=$(cd "$stage" && find . -type f | sort)
-[ "$left" = "./$prefix/bin/other-tool" ] || [ "$left" = ".$prefix/bin/other-tool" ] || fail "after uninstall: $left"
+left=$(cd "$stage" && find . -mindepth 1 | sed 's://*:/:g' | sort)
+want=$(printf '%s\n' ".$prefix" ".$prefix/bin" ".$prefix/bin/other-tool" | sed 's://*:/:g' | sort)
+[ "$left" = "$want" ] || fail "after uninstall:
+$left
+want:
+$want"
+run mk uninstall DESTDIR="$stage" PREFIX="$prefix"
+expect_rc 0
+[ -f "$stage$prefix/bin/other-tool" ] || fail "a second uninstall removed another program's file"
+# Directories that were there before install stay, empty or not; installing twice keeps the record
+# of what the first install created.
+stage2=$PWD/stage2
+mkdir -p "$stage2$prefix/share/zsh/site-functions" "$stage2$prefix/bin"
+run mk install DESTDIR="$stage2" PREFIX="$prefix"
+expect_rc 0
+run mk install DESTDIR="$stage2" PREFIX="$prefix"
+expect_rc 0
+run mk uninstall DESTDIR="$stage2" PREFIX="$prefix"
+expect_rc 0
+left=$(cd "$stage2" && find . -mindepth 1 | sed 's://*:/:g' | sort)
+want=$(printf '%s\n' ".$prefix" ".$prefix/bin" ".$prefix/share" ".$prefix/share/zsh" ".$prefix/share/zsh/site-functions" |
+	sed 's://*:/:g' | sort)
+[ "$left" = "$want" ] || fail "after install, install, uninstall over existing directories:
+$left
+want:
+$want"
 
-# The Homebrew formula: built from the tarball with make and make install PREFIX, the dependencies, a test block.
+# The Homebrew formula, by Homebrew's rules (tests/support/brew-standin.rb cites the source of each).
 rb="$src/packaging/homebrew/lauka.rb"
-for s in 'depends_on "libplist"' 'depends_on "sqlite"' 'depends_on "pkg-config" => :build' 'depends_on "libxml2"' \
-	'system "make", "install", "PREFIX=#{prefix}"' 'test do' 'lauka version' 'lauka counters'; do
+standin="$src/tests/support/brew-standin.rb"
+v=$(cat "$src/VERSION")
+fv=$(sed -n 's#^  url "[^"]*/lauka-\([0-9][^"/]*\)\.tar\.gz"$#\1#p' "$rb")
+[ -n "$fv" ] || fail "$rb: no url ending in lauka-VERSION.tar.gz"
+for s in 'system "make", "install", "PREFIX=#{prefix}"' 'uses_from_macos "sqlite"' 'uses_from_macos "libxml2"' \
+	'depends_on "libplist"' 'test do' 'lauka version' 'lauka counters' 'lauka-probe'; do
 	grep -qF "$s" "$rb" || fail "$rb lacks: $s"
 done
-grep -q "release = \"$(cat "$src/VERSION")\"" "$rb" || fail "$rb: release is not VERSION ($(cat "$src/VERSION"))"
-if command -v ruby >/dev/null 2>&1; then ruby -c "$rb" >/dev/null || fail "ruby -c $rb"; fi
+have_ruby=0
+if command -v ruby >/dev/null 2>&1; then
+	have_ruby=1
+	run ruby "$standin" "$rb" audit
+	expect_rc 0
+else
+	echo "ruby not installed (scripts/deps.sh check installs it): the formula is not audited"
+fi
 
-# make dist: a tarball of HEAD and its SHA-256; the same twice.
 if ! git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 	echo "not a git checkout: make dist not tested"
 	exit 0
 fi
-v=$(cat "$src/VERSION")
+# make dist: a tarball and its SHA-256; the same twice.
 run mk dist DISTDIR="$PWD/dist"
 expect_rc 0
 [ -f "dist/lauka-$v.tar.gz" ] || fail "no dist/lauka-$v.tar.gz"
@@ -97,12 +132,45 @@ tar -tzf "dist/lauka-$v.tar.gz" > list.txt
 for f in Makefile mk/install.mk doc/lauka.1 completions/_lauka src/lauka.c probes/lauka-probe.c VERSION; do
 	grep -qx "lauka-$v/$f" list.txt || fail "tarball lacks $f"
 done
-# What the formula does, on this machine: build from the tarball and install (not under ASan: once is enough).
-if [ "$san" = 0 ]; then
-	tar -xzf "dist/lauka-$v.tar.gz"
-	bp=$PWD/brew-prefix
-	( cd "lauka-$v" && make -s -j2 >build.log 2>&1 && make -s install PREFIX="$bp" >>build.log 2>&1 ) ||
-		fail "building the tarball failed: $(tail -20 "lauka-$v/build.log")"
-	run env LAUKA_DB="$PWD/t.db" "$PWD/brew-prefix/bin/lauka" counters --backend rusage
-	expect_rc 0; expect_out wall_time
+
+# The formula's checksum is the release tarball's: once v$VERSION is tagged, make dist archives the tag.
+if git -C "$src" rev-parse -q --verify "refs/tags/v$fv^{commit}" >/dev/null 2>&1; then
+	if [ "$fv" = "$v" ]; then
+		lit=$(sed -n 's/^  sha256 "\([0-9a-f]*\)"$/\1/p' "$rb")
+		[ "$lit" = "$sum1" ] || fail "$rb: sha256 $lit, but make dist (of tag v$v) gives $sum1: run make brew-formula"
+	fi
+else
+	[ "$fv" = "$v" ] || fail "$rb names $fv, VERSION is $v, and v$fv is not tagged"
+	echo "v$v is not tagged (not released): the formula's checksum is checked once it is"
+	run mk brew-formula DISTDIR="$PWD/dist"
+	expect_rc 2; expect_err "no tag v$v"; expect_err "fix: tag the release first"  # make's code for a failed recipe
+fi
+
+# The release steps, rehearsed on a clone (tags made there stay there): tag, make brew-formula, and the
+# formula's checksum is the tarball's; a later commit does not change the release tarball; brew's
+# install and test blocks (the stand-in) build, install and run it from that tarball.
+git init -q clone && git -C clone fetch -q --no-tags "$src" HEAD && git -C clone checkout -q FETCH_HEAD ||
+	fail "cannot clone $src"
+git -C clone tag "v$v" || fail "cannot tag the clone"
+crb=clone/packaging/homebrew/lauka.rb
+run make -s --no-print-directory -C clone brew-formula DISTDIR="$PWD/rel"
+expect_rc 0
+rsum=$(sha256sum "rel/lauka-$v.tar.gz" | cut -d' ' -f1)
+grep -qx "  sha256 \"$rsum\"" "$crb" || fail "after make brew-formula: $(grep sha256 "$crb"), tarball: $rsum"
+grep -qx "  url \"[^\"]*/lauka-$v.tar.gz\"" "$crb" || fail "after make brew-formula: $(grep url "$crb")"
+git -C clone -c user.name=t -c user.email=t@example.org commit -q --allow-empty -m later
+run make -s --no-print-directory -C clone dist DISTDIR="$PWD/rel2"
+expect_rc 0
+[ "$(sha256sum "rel2/lauka-$v.tar.gz" | cut -d' ' -f1)" = "$rsum" ] || fail "make dist after a later commit is not the tag's tarball"
+if [ "$san" = 0 ] && [ "$have_ruby" = 1 ]; then
+	# Not under ASan: building once is enough.
+	printf x >> "rel2/lauka-$v.tar.gz"
+	run ruby "$standin" "$crb" install "rel2/lauka-$v.tar.gz" "$PWD/brew-prefix"
+	expect_rc 1; expect_err "SHA256 mismatch"
+	run ruby "$standin" "$crb" install "rel/lauka-$v.tar.gz" "$PWD/brew-prefix"
+	expect_rc 0
+	[ -x brew-prefix/bin/lauka ] && [ -f brew-prefix/etc/bash_completion.d/lauka ] &&
+		[ -f brew-prefix/share/man/man1/lauka.1 ] || fail "brew install: $(cd brew-prefix && find . -type f)"
+	run env -u LAUKA_DB -u LAUKA_PROBE ruby "$standin" "$crb" test "$PWD/brew-prefix" "$PWD/brew-test"
+	expect_rc 0
 fi

@@ -4,7 +4,7 @@ command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
 P="$LAUKA_BUILD/lauka-probe"
 EV="Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim"
 
-# Written out here, not taken from lauka: the options the README documents, the pinned environment,
+# Written out here, not taken from lauka: the options doc/valgrind.md documents, the pinned environment,
 # stdin and stdout on /dev/null, stderr to a file, and every signal at its default disposition with
 # none blocked, as lauka starts its commands.  (A test started in the background, as CI scripts
 # may, inherits SIGINT and SIGQUIT ignored; sh then takes another path at start-up: 234 Ir fewer
