@@ -508,6 +508,11 @@ int cmd_counters(int argc, char **argv)
 			fprintf(stderr, "plot written to '%s'\n", o.plot);
 		}
 	}
+	if (b->pfm_events && !pfmcat_available() && !o.pmu && !o.check) {
+		fflush(stdout);
+		fprintf(stderr, "note: this lauka was built without libpfm4, so no vendor events are listed; "
+			"install libpfm4-dev and rebuild\n");
+	}
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);
 		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);

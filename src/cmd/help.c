@@ -18,7 +18,7 @@ static const char overview[] =
 	"usage: lauka [options] -- '<cmd1>' ['<cmd2>' ...]     (same as lauka record)\n"
 	"       lauka record [options] -- '<cmd1>' ['<cmd2>' ...]\n"
 	"       lauka counters [--details] [--no-headers]\n"
-	"       lauka calibrate [--backend NAME] [--quick] [--plot FILE]\n"
+	"       lauka calibrate [--backend NAME] [--pmu NAME] [--quick] [--dry-run]\n"
 	"       lauka baselines [list | show NAME | delete NAME]\n"
 	"       lauka doctor [--backend NAME] [--json]\n"
 	"       lauka version\n"
@@ -148,11 +148,13 @@ static const char counters_usage[] =
 	"\n"
 	"options:\n"
 	"  -d, --details           name, incompat flags, calibration verdict (once\n"
-	"                          calibrated) and description\n"
+	"                          calibrated), the perf encoding of vendor events\n"
+	"                          (cpu/event=0xd1,umask=0x8/) and description\n"
 	"      --no-headers        leave out the header line\n"
 	"      --backend NAME      whose events to list (default: best available)\n"
 	"      --pmu NAME          show another stored catalogue (e.g. a14 or as3,\n"
-	"                          once imported)\n"
+	"                          once imported), or any libpfm4 model (skl, icl,\n"
+	"                          amd64_fam19h_zen4), imported on demand\n"
 	"      --import PATH       import kpep plists (a file, or every *.plist in a\n"
 	"                          directory); repeatable; lists nothing unless\n"
 	"                          another option asks to\n"
@@ -177,6 +179,7 @@ static const char counters_usage[] =
 	"  lauka counters --details\n"
 	"  lauka counters --import /usr/share/kpep --pmu a14 --details\n"
 	"  lauka counters --pmu a14 --check cycles,inst_all,l1d_cache_miss_ld_nonspec\n"
+	"  lauka counters --pmu skl --details\n"
 	"  lauka counters --details --plot calibration.svg\n";
 
 static const char calibrate_usage[] =
@@ -190,7 +193,12 @@ static const char calibrate_usage[] =
 	"options:\n"
 	"      --backend NAME      counter source to calibrate (default: best available;\n"
 	"                          xctrace: name the guided mode's slots)\n"
-	"      --quick             smaller probe scales\n"
+	"      --pmu NAME          calibrate this stored or libpfm4 catalogue (e.g.\n"
+	"                          skl) instead of the backend's own\n"
+	"      --quick             smaller probe scales; on catalogues of ten passes\n"
+	"                          or more (vendor events) one round, not three\n"
+	"      --dry-run           print the plan, one line per pass (pass N: event\n"
+	"                          ...), and what a full run takes; run nothing\n"
 	"      --plot FILE         also draw the responses as SVG (counter response per\n"
 	"                          unit of work on every probe, log scale)\n"
 	"      --db PATH           the catalogue database\n"
@@ -207,6 +215,7 @@ static const char calibrate_usage[] =
 	"\n"
 	"examples:\n"
 	"  lauka calibrate --backend valgrind --quick\n"
+	"  lauka calibrate --backend perf --pmu skl --dry-run\n"
 	"  lauka calibrate --plot calibration.svg\n";
 
 static const char doctor_usage[] =

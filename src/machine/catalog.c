@@ -189,6 +189,12 @@ static void unknown_pmu(struct db *db, const char *name, char *err, size_t len)
 		size_t l = strlen(err);
 		lk_errbuf(err + l, len - l, "\ntip: libpfm4 %s's models (skl, icl, spr, amd64_fam19h_zen4, ...) are "
 			  "imported on demand: lauka counters --pmu skl", pfmcat_version());
+	} else {
+#ifdef __linux__
+		size_t l = strlen(err);
+		lk_errbuf(err + l, len - l, "\ntip: libpfm4's models (skl, icl, ...) need a lauka built with libpfm4: "
+			  "install libpfm4-dev and rebuild");
+#endif
 	}
 	strbuf_release(&sb);
 }
