@@ -243,6 +243,42 @@ static void add_one(struct lk_pmu *out, const pfm_pmu_info_t *pi, const char *ev
 	free(ev.name);
 }
 
+/* Can libpfm4 encode "model::event"? */
+static bool encodes(const char *model, const char *event)
+{
+	struct lk_event ev = { 0 };
+	char *spec = xasprintf("%s::%s", model, event);
+	bool ok = encode(spec, &ev) == 0;
+	free(spec);
+	return ok;
+}
+
+bool pfmcat_known(const char *name, char *model, size_t len)
+{
+	char err[128];
+	if (init(err, sizeof(err)) < 0 || !*name)
+		return false;
+	const char *sep = strstr(name, "::");
+	char *want = sep ? xasprintf("%.*s", (int)(sep - name), name) : NULL;
+	char *event = xstrdup(sep ? sep + 2 : name);
+	char *dot = strchr(event, '.');
+	if (dot && !strchr(event, ':'))
+		*dot = ':';	/* EVENT.UMASK is libpfm4's EVENT:UMASK */
+	bool found = false;
+	pfm_pmu_t p;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi;
+		if (!core_info(p, &pi) || (want && lk_strcasecmp(want, pi.name)) || !encodes(pi.name, event))
+			continue;
+		snprintf(model, len, "%s", pi.name);
+		found = true;
+		break;
+	}
+	free(want);
+	free(event);
+	return found;
+}
+
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 {
 	memset(out, 0, sizeof(*out));
@@ -321,6 +357,14 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len)
 	(void)model;
 	hex[0] = '\0';
 	return absent(err, len);
+}
+
+bool pfmcat_known(const char *name, char *model, size_t len)
+{
+	(void)name;
+	(void)model;
+	(void)len;
+	return false;
 }
 
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)

@@ -60,6 +60,13 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len);
 /* The whole catalogue of a model (kind "pfm", sorted, sha256 = the fingerprint). */
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len);
 
+/*
+ * Does any libpfm4 core model have an event of this name (EVENT.UMASK,
+ * EVENT:UMASK or model::EVENT:UMASK, any case)?  Its model into model.
+ * For the error of a vendor event this machine cannot have.
+ */
+bool pfmcat_known(const char *name, char *model, size_t len);
+
 /* The library's version as its file names it ("4.13.0"), or "unknown"; "" without libpfm4. */
 const char *pfmcat_version(void);
 

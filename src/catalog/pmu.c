@@ -311,6 +311,15 @@ const char *pmu_host_arch(void)
 #endif
 }
 
+char *pmu_shown_name(const struct lk_pmu *pmu, const char *name)
+{
+	bool lower = false;
+	for (const char *c = name; *c && !lower; c++)
+		lower = islower((unsigned char)*c);
+	bool own = pmu && pmu->kind && (!strcmp(pmu->kind, "kpep") || !strcmp(pmu->kind, "pfm"));
+	return own || !lower ? pmu_display_name(name) : xstrdup(name);
+}
+
 char *pmu_display_name(const char *name)
 {
 	char *s = xstrdup(name);

@@ -522,13 +522,10 @@ static void plan_release(struct cal_plan *pl)
 	free(pl->pass_of);
 }
 
-/* Names as `counters` shows them: kpep, libpfm4 and all-capitals names lower-case. */
+/* Names as `counters` shows them (pmu_shown_name). */
 static char *shown(const struct lk_pmu *pmu, const char *name)
 {
-	bool lower = false;
-	for (const char *c = name; *c && !lower; c++)
-		lower = *c >= 'a' && *c <= 'z';
-	return !strcmp(pmu->kind, "kpep") || pfmcat_is_pfm(pmu) || !lower ? pmu_display_name(name) : xstrdup(name);
+	return pmu_shown_name(pmu, name);
 }
 
 /* --dry-run: one line per pass, "pass N: event event ...", then what a full run would take. */

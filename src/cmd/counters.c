@@ -190,13 +190,9 @@ out:
 	return rc;
 }
 
-/* kpep and libpfm4 names, and any name spelled in capitals only, are shown lower-case. */
 static char *display(const struct lk_pmu *p, const char *name)
 {
-	bool lower = false;
-	for (const char *c = name; *c && !lower; c++)
-		lower = *c >= 'a' && *c <= 'z';
-	return !strcmp(p->kind, "kpep") || pfmcat_is_pfm(p) || !lower ? pmu_display_name(name) : xstrdup(name);
+	return pmu_shown_name(p, name);
 }
 
 /* perf stat's spelling of a raw x86 encoding (vendor events), or "" for other events. */

@@ -8,7 +8,11 @@
 #include "backend/backend.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "catalog/pfm.h"
 #include "catalog/sched.h"
+#ifdef __linux__
+#include "backend/perf-events.h"
+#endif
 #include "machine/backend-choice.h"
 #include "machine/catalog.h"
 #include "machine/xctrace-slots.h"
@@ -110,6 +114,21 @@ static int unknown_name(struct record *rec, const char *name, const struct lk_pm
 		error("'%s' is a %s counter and needs root: %s", name, other->name, why);
 		backend_need_root(rec->argc, rec->argv);
 		return EXIT_COUNTERS;
+	}
+	char model[64];
+	if (be && be->pfm_events && pfmcat_known(name, model, sizeof(model))) {
+#ifdef __linux__
+		if (!perf_have_core_pmu()) {
+			error("cannot count '%s' with the %s backend: this machine exposes no 'cpu' PMU (virtual "
+			      "machines usually don't pass it through): vendor events cannot be counted here", name, be->name);
+			tip("it is an event of libpfm4's '%s' tables: lauka counters --pmu %s --details", model, model);
+			return EXIT_COUNTERS;
+		}
+#endif
+		error("unknown measurement '%s' for backend %s: libpfm4 knows it from '%s', which is not this "
+		      "machine's CPU", name, be->name, model);
+		tip("lauka counters lists this machine's events; LIBPFM_FORCE_PMU=%s pretends to be that CPU", model);
+		return EXIT_USAGE;
 	}
 	error("unknown measurement '%s'%s%s", name, be ? " for backend " : "", be ? be->name : "");
 	const struct lk_pmu *pm[2] = { bpmu, &rec->rpmu };
@@ -376,8 +395,11 @@ static int open_passes(struct record *rec)
 	printf("%zu passes: each command runs once per pass; pass", rec->npasses);
 	for (size_t p = 0; p < rec->npasses; p++) {
 		printf(" %zu:", p + 1);
-		for (size_t i = rec->pass_start[p]; i < rec->pass_start[p + 1]; i++)
-			printf(" %s", rec->sel[1][i].ev->name);
+		for (size_t i = rec->pass_start[p]; i < rec->pass_start[p + 1]; i++) {
+			char *name = pmu_display_name(rec->sel[1][i].ev->name);
+			printf(" %s", name);
+			free(name);
+		}
 		printf("%s", p + 1 < rec->npasses ? ";" : "\n\n");
 	}
 	return 0;
@@ -460,7 +482,7 @@ void plan_columns(struct record *rec)
 			c->backend = b;
 			c->index = i;
 			c->ev = ev;
-			c->label = bpmu && b == 1 && !strcmp(bpmu->kind, "kpep") ? pmu_display_name(ev->name)
+			c->label = bpmu && b == 1 && !rec->o.guided ? pmu_shown_name(bpmu, ev->name)
 				   : rec->o.guided && b == 1 ? xctrace_slot_label(rec->cat, ev) : xstrdup(ev->name);
 			c->unit = ev->unit;
 			if (strlen(c->label) > rec->name_width)

@@ -72,5 +72,15 @@ else
 	run env LIBPFM_FORCE_PMU=skl "$LAUKA" record -m 'skl::MEM_LOAD_RETIRED:L1_MISS' -- true
 	expect_rc 2
 	expect_err "exposes no 'cpu' PMU"
+	# Not forced: libpfm4 finds no model here, but a name of its tables is still a vendor event.
+	for name in mem_load_retired.l1_miss 'skl::MEM_LOAD_RETIRED:L1_MISS' amd64_fam19h_zen4::retired_instructions; do
+		run "$LAUKA" record -m "$name" -- true
+		expect_rc 2
+		expect_err "^error: cannot count '$name' with the perf backend: this machine exposes no 'cpu' PMU"
+		expect_err "^tip: it is an event of libpfm4's '[a-z0-9_]*' tables"
+	done
+	run "$LAUKA" record -m nosuch.thing -- true
+	expect_rc 1
+	expect_err "unknown measurement 'nosuch.thing'"
 fi
 exit 0
