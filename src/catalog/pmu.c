@@ -136,9 +136,15 @@ void pmu_sort(struct lk_pmu *pmu)
 	for (size_t i = 0; i < pmu->naliases; i++)
 		if (!pmu->aliases[i].alias)
 			return;
-	if (pmu->nevents > 1)
+	/* Catalogues loaded from the database come in order already: only check them. */
+	bool ev_in_order = true, al_in_order = true;
+	for (size_t i = 1; i < pmu->nevents && ev_in_order; i++)
+		ev_in_order = cmp_event_name(&pmu->events[i - 1], &pmu->events[i]) < 0;
+	for (size_t i = 1; i < pmu->naliases && al_in_order; i++)
+		al_in_order = cmp_alias_name(&pmu->aliases[i - 1], &pmu->aliases[i]) < 0;
+	if (pmu->nevents > 1 && !ev_in_order)
 		qsort(pmu->events, pmu->nevents, sizeof(*pmu->events), cmp_event_name);
-	if (pmu->naliases > 1)
+	if (pmu->naliases > 1 && !al_in_order)
 		qsort(pmu->aliases, pmu->naliases, sizeof(*pmu->aliases), cmp_alias_name);
 	pmu->sorted = true;
 }
