@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "catalog/calib.h"
 #include "catalog/pfm.h"
 #include "catalog/pmu.h"
 
@@ -226,6 +227,65 @@ START_TEST(test_aliases)
 }
 END_TEST
 
+/* Which names are libpfm4 events (for the error on a machine without the PMU), and of which model. */
+static const struct {
+	const char *name;
+	const char *model;	/* NULL: not an event; "" any model */
+} known[] = {
+	{ "skl::MEM_LOAD_RETIRED:L1_MISS", "skl" },
+	{ "SKL::mem_load_retired:l1_miss", "skl" },
+	{ "icl::mem_load_retired.l3_miss", "icl" },
+	{ "amd64_fam19h_zen4::retired_instructions", "amd64_fam19h_zen4" },
+	{ "mem_load_retired.l1_miss", "" },
+	{ "MEM_LOAD_RETIRED:L1_MISS", "" },
+	{ "skl::RETIRED_INSTRUCTIONS", NULL },	/* Zen's name, not Skylake's */
+	{ "MEM_LOAD_RETIRED", NULL },		/* needs a umask */
+	{ "nosuch.thing", NULL },
+	{ "cycles", NULL },			/* the generic perf table is not a core model */
+	{ "", NULL },
+};
+
+START_TEST(test_known)
+{
+	char model[64] = "";
+	bool k = pfmcat_known(known[_i].name, model, sizeof(model));
+	ck_assert_msg(k == (known[_i].model != NULL), "%s: %d", known[_i].name, k);
+	if (k && *known[_i].model)
+		ck_assert_str_eq(model, known[_i].model);
+}
+END_TEST
+
+/* Every vendor row of catalog/expectations.tsv names an event of some model (no dead rows). */
+START_TEST(test_expectations_resolve)
+{
+	struct calib_expectations exp = { 0 };
+	char err[256];
+	ck_assert_int_eq(calib_expect_builtin(&exp, err, sizeof(err)), 0);
+	static const char *const names[] = { "skl", "amd64_fam19h_zen4" };
+	struct lk_pmu pmu[2];
+	for (size_t m = 0; m < 2; m++)
+		ck_assert(pfmcat_catalog(names[m], &pmu[m], err, sizeof(err)) == 0);
+	size_t vendor = 0;
+	for (size_t i = 0; i < exp.n; i++) {
+		const char *ev = exp.rows[i].event;
+		bool caps = true;
+		for (const char *c = ev; *c; c++)
+			caps &= !(*c >= 'a' && *c <= 'z');
+		if (strcmp(exp.rows[i].kind, "any") || !caps)
+			continue;
+		vendor++;
+		const struct lk_event *e0 = pmu_find(&pmu[0], ev), *e1 = pmu_find(&pmu[1], ev);
+		ck_assert_msg(e0 || e1, "expectations.tsv: '%s' is in neither skl nor zen4", ev);
+		const struct calib_expect *checks[16];
+		ck_assert_uint_ge(calib_expect_for(&exp, e0 ? &pmu[0] : &pmu[1], e0 ? e0 : e1, checks, 16), 1);
+	}
+	ck_assert_uint_ge(vendor, 8);
+	pmu_release(&pmu[0]);
+	pmu_release(&pmu[1]);
+	calib_expect_release(&exp);
+}
+END_TEST
+
 /* LIBPFM_ENCODE_INACTIVE is set only while libpfm4 initialises. */
 START_TEST(test_env_restored)
 {
@@ -256,6 +316,8 @@ Suite *pfm_suite(void)
 	tcase_add_test(tc, test_intel_tables);
 	tcase_add_test(tc, test_aliases);
 	tcase_add_test(tc, test_env_restored);
+	tcase_add_loop_test(tc, test_known, 0, (int)ARRAY_SIZE(known));
+	tcase_add_test(tc, test_expectations_resolve);
 #endif
 	suite_add_tcase(s, tc);
 	return s;
