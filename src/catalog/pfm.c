@@ -77,11 +77,6 @@ void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf
 	snprintf(buf, len, "cpu/event=0x%" PRIx64 ",umask=0x%x%s/", event, (unsigned)((config >> 8) & 0xff), extra);
 }
 
-bool pfmcat_is_pfm(const struct lk_pmu *pmu)
-{
-	return pmu && pmu->kind && !strcmp(pmu->kind, "pfm");
-}
-
 bool pfmcat_is_intel(const struct lk_pmu *pmu)
 {
 	return pmu && pmu->name && strncmp(pmu->name, "amd", 3) != 0;

@@ -90,9 +90,7 @@ void pfmcat_counters(bool intel, uint64_t config, unsigned ngp, unsigned nfixed,
  */
 void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf, size_t len);
 
-/* True for a catalogue whose events are vendor encodings (kind "pfm"). */
-bool pfmcat_is_pfm(const struct lk_pmu *pmu);
-/* Intel or AMD field layout for a pfm catalogue (by its model name). */
+/* Intel's field layout (not AMD's, by the model's name) for a catalogue's raw encodings. */
 bool pfmcat_is_intel(const struct lk_pmu *pmu);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * cmd/calibrate.c: `lauka calibrate [--backend B] [--quick] [--db PATH]`.
+ * cmd/calibrate.c: `lauka calibrate [--backend B] [--pmu NAME] [--quick] [--dry-run] [--db PATH]`.
  *
  * Runs the probe workloads (build/lauka-probe) under a backend, measuring
  * every schedulable event of its catalogue in as many passes as the
@@ -8,6 +8,13 @@
  * per-probe responses go into the database with machine, backend and date;
  * `lauka counters --details` shows them and `lauka record` warns about
  * events that failed.
+ *
+ * --pmu NAME calibrates a stored or libpfm4 catalogue (vendor events, tens
+ * of passes); --dry-run prints the plan, one line per pass, and runs
+ * nothing.  Before the passes start the number of probe runs and the
+ * expected time (from timed warm-ups) are printed.  With perf, a pass the
+ * kernel refuses or multiplexes is split (sched_split_pass) and measured
+ * again, so no stored response is a scaled estimate.
  *
  * Each probe runs once unmeasured first (a warm-up: frequency scaling,
  * page cache), then per pass at scale 1, 1x and 4x (catalog/calib.h says why
@@ -24,7 +31,6 @@
 #include "catalog/calib.h"
 #include "machine/catalog.h"
 #include "catalog/db.h"
-#include "catalog/pfm.h"
 #include "base/error.h"
 #include "cmd/options.h"
 #include "machine/backend-choice.h"

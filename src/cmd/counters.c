@@ -8,8 +8,11 @@
  *   ...
  *   inst_all                    pair,quad   All retired instructions
  *
- * kpep names are shown lower-case, as `lauka record -m` accepts them (names
- * are case-insensitive); other catalogues keep their own spelling (Ir, D1mr).
+ * kpep and libpfm4 names are shown lower-case, as `lauka record -m` accepts
+ * them (names are case-insensitive); other catalogues keep their own
+ * spelling (Ir, D1mr).  --pmu also takes any libpfm4 model (skl, icl, ...),
+ * imported on demand; --details then shows each vendor event's encoding as
+ * perf stat takes it (catalog/pfm.h).
  */
 #include "backend/backend.h"
 #include "backend/kperf/kperf.h"

@@ -164,6 +164,11 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char *err, size_
 		for (size_t i = 0; i < v.naliases; i++)
 			if (!known(pmu, n0, a0, v.aliases[i].alias))
 				pmu_add_alias(pmu, v.aliases[i].alias, v.aliases[i].target);
+		/* the counters of the (one, as a rule) core PMU, for scheduling and its error */
+		if (!pmu->config_mask && !pmu->fixed_mask) {
+			pmu->config_mask = v.config_mask;
+			pmu->fixed_mask = v.fixed_mask;
+		}
 		pmu_release(&v);
 		pmu_sort(pmu);
 	}
