@@ -15,13 +15,16 @@ expect_err '^error: requested measurements could not be scheduled on Apple A14/M
 expect_err '^tip: --passes measures them in several passes per command'
 [ ! -e ran ] || fail "command ran although its events cannot be scheduled"
 
-run "$LAUKA" --color never --backend kperf --passes -n 3 -m $set4 --export-json r.json -- "$LAUKA_BUILD/kperf-spin 5" "$LAUKA_BUILD/kperf-spin 10"
+run "$LAUKA" --color never --backend kperf --passes -n 3 -m $set4 --export-json r.json -- "$LAUKA_BUILD/kperf-spin 20" "$LAUKA_BUILD/kperf-spin 40"
 expect_rc 0
 expect_out '^2 passes: each command runs once per pass; pass 1: .*; 2: '
 for e in inst_branch l1d_cache_miss_ld_nonspec branch_mispred_nonspec inst_all; do
 	expect_out "^$e "
 done
-printf '%s\n' "$err" | grep -q 'was not counted in' && fail "a pass's own runs reported as not counted: $err"
+# The stand-in samples like kperf, so a loaded machine may miss a run; a warning about it counts the
+# runs of the event's own pass (3), never the other pass's runs as missed.
+printf '%s\n' "$err" | grep 'was not counted in' | grep -v "of command [12]'s 3 runs" &&
+	fail "runs of the other pass counted as missed: $err"
 python3 - r.json <<'PY' || fail "JSON: passes not as planned"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -32,12 +35,12 @@ for c in d["commands"]:
     passes = {}
     for e in ("inst_branch", "l1d_cache_miss_ld_nonspec", "branch_mispred_nonspec", "inst_all"):
         s = m[e]["samples"]
-        counted = tuple(i for i, v in enumerate(s) if v is not None)
-        assert m[e]["runs_counted"] == 3 and counted in ((0, 1, 2), (3, 4, 5)), (e, s)
-        passes.setdefault(counted, []).append(e)
-    # both passes used, and no pass holds more than the three PMC5-7 events plus others
-    assert len(passes) == 2, passes
-    # the 10 ms spin retires more branches than the 5 ms one (the stand-in counts the real child)
+        counted = [i for i, v in enumerate(s) if v is not None]
+        half = {i // 3 for i in counted}
+        assert len(half) == 1 and m[e]["runs_counted"] == len(counted), (e, s)   # one pass's runs only
+        passes.setdefault(half.pop(), []).append(e)
+    assert len(passes) == 2, passes                      # both passes used
+    # the 40 ms spin retires more branches than the 20 ms one (the stand-in counts the real child)
 a, b = ({x["name"]: x for x in c["measurements"]} for c in d["commands"])
 assert b["inst_branch"]["mean"] > a["inst_branch"]["mean"], (a["inst_branch"]["mean"], b["inst_branch"]["mean"])
 PY
