@@ -90,6 +90,20 @@ LK_CFLAGS := -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) $(PLIST_CFLAGS) $(SQLITE_CFLAG
 LK_LIBS   := $(PLIST_LIBS) $(SQLITE_LIBS) $(XML_LIBS) $(LDLIBS_OS) -lm
 LK_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 
+# libpfm4 (Linux vendor event tables, src/catalog/pfm.c) has no pkg-config
+# file: a compile-and-link probe finds its header and library.  Without it
+# lauka builds all the same and `lauka counters` says what is missing; macOS
+# never needs it.  HAVE_LIBPFM=0 builds without it where it is installed.
+ifneq ($(UNAME_S),Darwin)
+ifeq ($(origin HAVE_LIBPFM),undefined)
+HAVE_LIBPFM := $(shell printf '\043include <perfmon/pfmlib_perf_event.h>\nint main(void){return pfm_initialize();}\n' | $(CC) -x c - -lpfm -o /dev/null >/dev/null 2>&1 && echo 1 || echo 0)
+endif
+endif
+ifeq ($(HAVE_LIBPFM),1)
+CPPFLAGS += -DLAUKA_HAVE_LIBPFM
+LK_LIBS  += -lpfm
+endif
+
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null)
 CPPFLAGS += -DLAUKA_VERSION='"$(VERSION)"' -DLAUKA_GIT_REV='"$(GIT_REV)"'

@@ -6,3 +6,8 @@
 .PHONY: bench-catalog
 bench-catalog: $(LAUKA)
 	$(Q)sh scripts/bench-catalog.sh $(abspath $(LAUKA))
+
+# Vendor catalogues from libpfm4 (issue 17): counters --details on 500 events.
+.PHONY: bench-pfm
+bench-pfm: $(LAUKA)
+	$(Q)sh scripts/bench-pfm.sh $(abspath $(LAUKA))

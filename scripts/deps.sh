@@ -44,6 +44,8 @@ need_pkg libc6-dev test -f /usr/include/stdio.h
 need_pkg libplist-dev have_pc libplist-2.0
 need_pkg libsqlite3-dev have_pc sqlite3
 need_pkg libxml2-dev have_pc libxml-2.0
+# libpfm4: the vendor event tables (no pkg-config file; Fedora/RHEL: libpfm-devel)
+need_pkg libpfm4-dev test -f /usr/include/perfmon/pfmlib_perf_event.h
 case "$what" in
 check)
 	need_pkg check have_pc check

@@ -72,6 +72,11 @@ struct lk_backend {
 	int (*supported)(const struct lk_event *ev, char *why, size_t len);
 	/* Never chosen without --backend (valgrind: runs the command 15-50x slower). */
 	bool opt_in;
+	/*
+	 * Its catalogue also takes the events of the core PMUs libpfm4 finds on
+	 * this machine (catalog/pfm.h; perf: they are opened as raw encodings).
+	 */
+	bool pfm_events;
 	/* Names of the events measured when the user gives no -m. */
 	const char *const *defaults;
 	int (*open)(void *priv, struct lk_evsel *sel, size_t n, char *err, size_t len);

@@ -121,7 +121,12 @@ static void explain(struct lk_evsel *s, int e)
 	case ENOENT:
 	case EOPNOTSUPP:
 		s->err = -LK_ENOTSUP;
-		if (hw && !perf_have_core_pmu())
+		if (ev->perf_type == PERF_TYPE_RAW && !perf_have_core_pmu())
+			/* A vendor event (libpfm4's encoding) needs the core PMU; perf names it "cpu". */
+			lk_errbuf(s->why, sizeof(s->why),
+				  "this machine exposes no 'cpu' PMU (virtual machines usually don't pass it through): "
+				  "vendor events cannot be counted here");
+		else if (hw && !perf_have_core_pmu())
 			lk_errbuf(s->why, sizeof(s->why),
 				  "this machine has no hardware PMU (virtual machines usually don't expose one)");
 		else
@@ -437,6 +442,7 @@ const struct lk_backend backend_perf = {
 	.detect = perf_detect,
 	.catalog = perf_catalog,
 	.supported = perf_supported,
+	.pfm_events = true,
 	.defaults = perf_defaults,
 	.open = perf_open,
 	.attach = perf_attach,

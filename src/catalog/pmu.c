@@ -136,9 +136,15 @@ void pmu_sort(struct lk_pmu *pmu)
 	for (size_t i = 0; i < pmu->naliases; i++)
 		if (!pmu->aliases[i].alias)
 			return;
-	if (pmu->nevents > 1)
+	/* Catalogues loaded from the database come in order already: only check them. */
+	bool ev_in_order = true, al_in_order = true;
+	for (size_t i = 1; i < pmu->nevents && ev_in_order; i++)
+		ev_in_order = cmp_event_name(&pmu->events[i - 1], &pmu->events[i]) < 0;
+	for (size_t i = 1; i < pmu->naliases && al_in_order; i++)
+		al_in_order = cmp_alias_name(&pmu->aliases[i - 1], &pmu->aliases[i]) < 0;
+	if (pmu->nevents > 1 && !ev_in_order)
 		qsort(pmu->events, pmu->nevents, sizeof(*pmu->events), cmp_event_name);
-	if (pmu->naliases > 1)
+	if (pmu->naliases > 1 && !al_in_order)
 		qsort(pmu->aliases, pmu->naliases, sizeof(*pmu->aliases), cmp_alias_name);
 	pmu->sorted = true;
 }
@@ -309,6 +315,15 @@ const char *pmu_host_arch(void)
 #else
 	return NULL;
 #endif
+}
+
+char *pmu_shown_name(const struct lk_pmu *pmu, const char *name)
+{
+	bool lower = false;
+	for (const char *c = name; *c && !lower; c++)
+		lower = islower((unsigned char)*c);
+	bool own = pmu && pmu->kind && (!strcmp(pmu->kind, "kpep") || !strcmp(pmu->kind, "pfm"));
+	return own || !lower ? pmu_display_name(name) : xstrdup(name);
 }
 
 char *pmu_display_name(const char *name)

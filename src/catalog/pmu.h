@@ -96,5 +96,12 @@ const char *pmu_host_arch(void);
 
 /* Lower-case copy of an event name for display ("INST_ALL" -> "inst_all"). */
 char *pmu_display_name(const char *name);
+/*
+ * An event's name as lauka shows it (malloc'd): kpep and libpfm4 ("pfm")
+ * names, and any name with no lower-case letter (vendor events merged into
+ * the perf catalogue), in lower case; others as their source spells them
+ * (Ir, D1mr, task-clock).
+ */
+char *pmu_shown_name(const struct lk_pmu *pmu, const char *name);
 
 #endif

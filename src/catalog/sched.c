@@ -269,6 +269,26 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 	return npass;
 }
 
+size_t sched_pass_size(const size_t *pass_of, size_t n, size_t p)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += pass_of[i] == p;
+	return k;
+}
+
+size_t sched_split_pass(size_t *pass_of, size_t n, size_t p, size_t npasses)
+{
+	size_t size = sched_pass_size(pass_of, n, p);
+	if (size < 2)
+		return npasses;
+	size_t seen = 0;
+	for (size_t i = 0; i < n; i++)
+		if (pass_of[i] == p && seen++ >= size / 2)
+			pass_of[i] = npasses;
+	return npasses + 1;
+}
+
 static const char *group_label(int size, char *buf, size_t len)
 {
 	static const char *const names[] = { NULL, "pair", "triple", "quad" };

@@ -64,6 +64,19 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
  * passes (0 when n is 0).
  */
 size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n, size_t *pass_of);
+/*
+ * The kernel refused pass p of a plan (pass_of over n events, npasses
+ * passes): a group it would not open, or one it multiplexed
+ * (time_running < time_enabled), because of a restriction the catalogue
+ * does not describe (libpfm4 hides per-event counter masks).  The pass's
+ * first half (in index order) keeps p, the rest becomes pass npasses, so no
+ * count is ever a scaled estimate.  Returns the new number of passes;
+ * npasses unchanged when pass p has fewer than two events (an event
+ * refused alone cannot be counted here).
+ */
+size_t sched_split_pass(size_t *pass_of, size_t n, size_t p, size_t npasses);
+/* Events in pass p. */
+size_t sched_pass_size(const size_t *pass_of, size_t n, size_t p);
 /* The conflicting events as "a, b, c" (display names: lower-case), malloc'd. */
 char *sched_conflict_names(const struct lk_event *const *evs, const struct sched_conflict *conflict);
 /* Incompat label of an event ("none", "pair", "quad", "pair,quad", "group6", ...) in buf. */

@@ -1,5 +1,5 @@
 /*
- * cmd/calibrate.c: `lauka calibrate [--backend B] [--quick] [--db PATH]`.
+ * cmd/calibrate.c: `lauka calibrate [--backend B] [--pmu NAME] [--quick] [--dry-run] [--db PATH]`.
  *
  * Runs the probe workloads (build/lauka-probe) under a backend, measuring
  * every schedulable event of its catalogue in as many passes as the
@@ -8,6 +8,13 @@
  * per-probe responses go into the database with machine, backend and date;
  * `lauka counters --details` shows them and `lauka record` warns about
  * events that failed.
+ *
+ * --pmu NAME calibrates a stored or libpfm4 catalogue (vendor events, tens
+ * of passes); --dry-run prints the plan, one line per pass, and runs
+ * nothing.  Before the passes start the number of probe runs and the
+ * expected time (from timed warm-ups) are printed.  With perf, a pass the
+ * kernel refuses or multiplexes is split (sched_split_pass) and measured
+ * again, so no stored response is a scaled estimate.
  *
  * Each probe runs once unmeasured first (a warm-up: frequency scaling,
  * page cache), then per pass at scale 1, 1x and 4x (catalog/calib.h says why
@@ -46,7 +53,8 @@
 
 struct cal_opts {
 	const char *backend, *db;
-	bool quick;
+	const char *pmu;		/* --pmu NAME: a stored or libpfm4 catalogue instead of the backend's */
+	bool quick, dry_run;
 	const char *plot;		/* --plot FILE.svg */
 };
 
@@ -66,6 +74,7 @@ struct cal_run {
 	size_t nprobes;
 	char probe[PATH_MAX];
 	unsigned reps;			/* runs per scale; the minimum is kept */
+	bool split_refused;		/* perf: a pass the kernel multiplexed or would not schedule is split */
 	struct runner run;
 	struct lk_progress prog;	/* one unit = one probe run */
 };
@@ -76,6 +85,8 @@ SET(set_quick, o->quick = true)
 SET(set_backend, o->backend = v)
 SET(set_db, o->db = v)
 SET(set_plot, o->plot = v)
+SET(set_pmu, o->pmu = v)
+SET(set_dry_run, o->dry_run = true)
 #undef SET
 
 static const struct opt_spec calibrate_options[] = {
@@ -83,6 +94,8 @@ static const struct opt_spec calibrate_options[] = {
 	{ "--quick", NULL, false, set_quick },
 	{ "--plot", NULL, true, set_plot },
 	{ "--db", NULL, true, set_db },
+	{ "--pmu", NULL, true, set_pmu },
+	{ "--dry-run", NULL, false, set_dry_run },
 };
 
 static int parse_options(int argc, char **argv, struct cal_opts *o)
@@ -172,6 +185,26 @@ static int run_probe(struct cal_run *cr, size_t p, uint64_t n, struct backend_in
 	return 0;
 }
 
+/* From this many passes on (vendor catalogues), --quick measures one round instead of three. */
+#define CAL_MANY_PASSES 10
+
+/* measure_pass(): the kernel refused the pass as a whole (see refused()). */
+#define CAL_REFUSED 1
+
+/*
+ * perf: a group the kernel would not schedule as a whole on the counters
+ * (it opened the events one by one, or a libpfm4-hidden counter
+ * restriction): some event ran less than it was enabled, i.e. its count
+ * would be a multiplexed estimate.  The pass is split instead.
+ */
+static bool refused(const struct lk_counts *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].supported && c[i].enabled && c[i].running < c[i].enabled)
+			return true;
+	return false;
+}
+
 /* Runs of one probe and scale tried before an event that was not counted is given up on. */
 #define CAL_NOT_COUNTED_TRIES 5
 
@@ -182,53 +215,64 @@ static void mark(struct cal_event *e, enum calib_state st, const char *why)
 }
 
 /*
- * Measure one pass: open the backend on its events, dropping the ones it
- * cannot count (marked unsupported), then every probe at scale 1, 1x, 4x.
+ * Open the backend on a pass's events with the counters the scheduler chose
+ * (as record does: a pass always fits), dropping the ones it cannot count
+ * (marked unsupported) until the rest opens.  live[] is compacted to those
+ * kept; returns whether the backend is open (false: none are left).
  */
-static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, size_t pass, size_t npasses)
+static bool open_pass(struct cal_run *cr, struct cal_event **live, size_t *nlive, struct lk_evsel *sel,
+		      struct backend_inst *bi)
 {
-	struct lk_evsel *sel = xcalloc(n ? n : 1, sizeof(*sel));
-	struct cal_event **live = xcalloc(n ? n : 1, sizeof(*live));
-	size_t nlive = 0;
-	for (size_t i = 0; i < n; i++)
-		live[nlive++] = evs[i];
-	struct backend_inst bi;
-	bool open = false;
+	size_t n = *nlive;
 	char err[512] = "";
 	const struct lk_event **list = xcalloc(n ? n : 1, sizeof(*list));
 	int *counter = xcalloc(n ? n : 1, sizeof(*counter));
-	while (nlive) {
-		/* The counters the scheduler chose, as record does: a pass always fits. */
-		for (size_t i = 0; i < nlive; i++)
+	bool open = false;
+	while (n && !open) {
+		for (size_t i = 0; i < n; i++)
 			list[i] = live[i]->ev;
-		if (sched_assign(cr->pmu, list, nlive, counter, NULL) < 0)
-			for (size_t i = 0; i < nlive; i++)
+		if (sched_assign(cr->pmu, list, n, counter, NULL) < 0)
+			for (size_t i = 0; i < n; i++)
 				counter[i] = -1;
-		for (size_t i = 0; i < nlive; i++) {
+		for (size_t i = 0; i < n; i++) {
 			memset(&sel[i], 0, sizeof(sel[i]));
 			sel[i].ev = live[i]->ev;
 			sel[i].counter = counter[i];
 		}
-		if (backend_inst_open(&bi, cr->be, sel, nlive, err, sizeof(err)) < 0) {
-			for (size_t i = 0; i < nlive; i++)
+		if (backend_inst_open(bi, cr->be, sel, n, err, sizeof(err)) < 0) {
+			for (size_t i = 0; i < n; i++)
 				mark(live[i], CALIB_UNSUPPORTED, err);
-			nlive = 0;
+			n = 0;
 			break;
 		}
 		size_t kept = 0;
-		for (size_t i = 0; i < nlive; i++) {
+		for (size_t i = 0; i < n; i++) {
 			if (sel[i].err)
 				mark(live[i], CALIB_UNSUPPORTED, sel[i].why[0] ? sel[i].why : lk_strerror(sel[i].err));
 			else
 				live[kept++] = live[i];
 		}
-		if (kept == nlive) {
-			open = true;
-			break;
-		}
-		backend_inst_close(&bi);
-		nlive = kept;
+		open = kept == n;
+		if (!open)
+			backend_inst_close(bi);
+		n = kept;
 	}
+	*nlive = n;
+	free(list);
+	free(counter);
+	return open;
+}
+
+/* Measure one pass: open the backend on its events, then every probe at scale 1, 1x, 4x. */
+static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, size_t pass, size_t npasses)
+{
+	struct lk_evsel *sel = xcalloc(n ? n : 1, sizeof(*sel));
+	struct cal_event **live = xcalloc(n ? n : 1, sizeof(*live));
+	size_t nlive = n;
+	for (size_t i = 0; i < n; i++)
+		live[i] = evs[i];
+	struct backend_inst bi;
+	bool open = open_pass(cr, live, &nlive, sel, &bi);
 	int ret = 0;
 	struct lk_counts *counts = xcalloc(nlive ? nlive : 1, sizeof(*counts));
 	/* Rounds outermost: the repetitions of one probe and scale are spread
@@ -270,6 +314,10 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 				}
 				if (ret < 0)
 					break;
+				if (cr->split_refused && refused(counts, nlive)) {
+					ret = CAL_REFUSED;
+					break;
+				}
 				progress_tick(&cr->prog);
 				for (size_t i = 0; i < nlive; i++) {
 					struct lk_counts *c = &counts[i];
@@ -300,8 +348,6 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 	free(counts);
 	free(sel);
 	free(live);
-	free(list);
-	free(counter);
 	return ret;
 }
 
@@ -441,6 +487,280 @@ static int load_expectations(struct calib_expectations *exp)
 	return 0;
 }
 
+/* The catalogue's events in passes: events no counter can take alone are marked and left out. */
+struct cal_plan {
+	struct cal_event *evs;		/* every catalogue event */
+	size_t n;
+	struct cal_event **order;	/* the schedulable ones */
+	size_t m;
+	size_t *pass_of;		/* per order[] entry */
+	size_t npasses;
+};
+
+static void plan_passes(const struct lk_pmu *pmu, struct cal_plan *pl)
+{
+	size_t n = pmu->nevents;
+	pl->n = n;
+	pl->evs = xcalloc(n ? n : 1, sizeof(*pl->evs));
+	pl->order = xcalloc(n ? n : 1, sizeof(*pl->order));
+	pl->pass_of = xcalloc(n ? n : 1, sizeof(*pl->pass_of));
+	const struct lk_event **list = xcalloc(n ? n : 1, sizeof(*list));
+	pl->m = 0;
+	for (size_t i = 0; i < n; i++) {
+		pl->evs[i].ev = &pmu->events[i];
+		int counter;
+		struct sched_conflict conflict;
+		if (sched_assign(pmu, &pl->evs[i].ev, 1, &counter, &conflict) < 0) {
+			mark(&pl->evs[i], CALIB_UNSCHEDULABLE, "no counter of this chip can count it");
+			continue;
+		}
+		list[pl->m] = pl->evs[i].ev;
+		pl->order[pl->m++] = &pl->evs[i];
+	}
+	pl->npasses = sched_passes(pmu, list, pl->m, pl->pass_of);
+	free(list);
+}
+
+static void plan_release(struct cal_plan *pl)
+{
+	free(pl->evs);
+	free(pl->order);
+	free(pl->pass_of);
+}
+
+/* Names as `counters` shows them (pmu_shown_name). */
+static char *shown(const struct lk_pmu *pmu, const char *name)
+{
+	return pmu_shown_name(pmu, name);
+}
+
+/* --dry-run: one line per pass, "pass N: event event ...", then what a full run would take. */
+static void print_plan(const struct cal_run *cr, const struct cal_plan *pl)
+{
+	for (size_t pass = 0; pass < pl->npasses; pass++) {
+		printf("pass %zu:", pass + 1);
+		for (size_t i = 0; i < pl->m; i++)
+			if (pl->pass_of[i] == pass) {
+				char *s = shown(cr->pmu, pl->order[i]->ev->name);
+				printf(" %s", s);
+				free(s);
+			}
+		printf("\n");
+	}
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->evs[i].state == CALIB_UNSCHEDULABLE) {
+			char *s = shown(cr->pmu, pl->evs[i].ev->name);
+			printf("unschedulable: %s\n", s);
+			free(s);
+		}
+}
+
+/* "55 passes x 3 probes x 3 scales x 3 rounds = 1485 probe runs" */
+static double count_runs(const struct cal_run *cr, size_t npasses, char *buf, size_t len)
+{
+	double runs = (double)npasses * cr->nprobes * 3 * cr->reps;
+	snprintf(buf, len, "%zu pass%s x %zu probes x 3 scales x %u round%s = %.0f probe runs", npasses,
+		 npasses == 1 ? "" : "es", cr->nprobes, cr->reps, cr->reps == 1 ? "" : "s", runs);
+	return runs;
+}
+
+static void announce(const struct cal_run *cr, const struct cal_plan *pl, const struct cal_opts *o)
+{
+	printf("calibrating %zu %s events of '%s' (%zu pass%s) with %s%s\n", pl->n, cr->be->name, cr->pmu->name,
+	       pl->npasses, pl->npasses == 1 ? "" : "es", cr->probe, o->quick ? ", quick scales" : "");
+	printf("probes at 1x:");
+	for (size_t p = 0; p < cr->nprobes; p++)
+		printf("%s %s %llu%s%s", p ? "," : "", cr->scales[p].probe, (unsigned long long)cr->scales[p].n,
+		       cr->scales[p].arg ? " over " : "", cr->scales[p].arg ? cr->scales[p].arg : "");
+	printf("; each also at 4x and at 1 (baseline)%s\n", cr->reps > 1 ? ", minimum of 3 runs" :
+	       !strcmp(cr->be->name, "valgrind") ? "" : ", one round (--quick)");
+	char runs[160];
+	count_runs(cr, pl->npasses, runs, sizeof(runs));
+	printf("plan: %s\n", runs);
+	fflush(stdout);
+}
+
+/*
+ * Warm-up: each probe once, unmeasured, timed; from those times the
+ * expected duration of the whole calibration (a pass runs every probe at
+ * 1x, 4x and the tiny baseline, in every round).
+ */
+static int warm_up(struct cal_run *cr, size_t npasses, bool quick)
+{
+	double per_pass = 0;
+	for (size_t p = 0; p < cr->nprobes; p++) {
+		progress(cr, 0, 0, cr->scales[p].probe, "warm-up", cr->scales[p].n);
+		/* a run costs its set-up (t0, at scale 1) plus its work: baseline t0, 1x t1, 4x t0 + 4 (t1 - t0) */
+		uint64_t start = lk_now_ns();
+		if (run_probe(cr, p, cr->scales[p].n, NULL, NULL) < 0)
+			return -1;
+		uint64_t mid = lk_now_ns();
+		if (run_probe(cr, p, 1, NULL, NULL) < 0)
+			return -1;
+		double t1 = (double)(mid - start) / 1e9, t0 = (double)(lk_now_ns() - mid) / 1e9;
+		t0 = t0 < t1 ? t0 : t1;
+		per_pass += (5 * t1 - 2 * t0) * cr->reps;
+	}
+	progress_clear(&cr->prog);
+	double total = per_pass * (double)npasses;
+	if (total >= 90)
+		printf("expected time: about %.0f min%s\n\n", total / 60,
+		       quick ? "" : " (--quick: smaller scales)");
+	else
+		printf("expected time: about %.0f s\n\n", total < 1 ? 1 : total);
+	fflush(stdout);
+	return 0;
+}
+
+/* Every pass, splitting the ones the kernel refuses (sched_split_pass) until each is counted whole. */
+static int run_passes(struct cal_run *cr, struct cal_plan *pl)
+{
+	char runs[160];
+	progress_units(&cr->prog, count_runs(cr, pl->npasses, runs, sizeof(runs)));
+	struct cal_event **sub = xcalloc(pl->m ? pl->m : 1, sizeof(*sub));
+	int r = 0;
+	for (size_t pass = 0; pass < pl->npasses && r >= 0; pass++) {
+		size_t k = 0;
+		for (size_t i = 0; i < pl->m; i++)
+			if (pl->pass_of[i] == pass)
+				sub[k++] = pl->order[i];
+		r = measure_pass(cr, sub, k, pass, pl->npasses);
+		if (r != CAL_REFUSED)
+			continue;
+		r = 0;
+		for (size_t i = 0; i < k; i++)
+			memset(sub[i]->counts, 0, sizeof(sub[i]->counts));
+		size_t np = sched_split_pass(pl->pass_of, pl->m, pass, pl->npasses);
+		if (np == pl->npasses) {
+			mark(sub[0], CALIB_UNSUPPORTED, "the kernel would not give it a counter of its own");
+			continue;
+		}
+		pl->npasses = np;
+		progress_units(&cr->prog, count_runs(cr, pl->npasses, runs, sizeof(runs)));
+		pass--;		/* the pass again, now half its size */
+	}
+	free(sub);
+	progress_clear(&cr->prog);
+	return r;
+}
+
+/* Verdicts for every event, the table, the reasons and the summary line. */
+static void judge(const struct cal_run *cr, const struct calib_expectations *exp, struct cal_plan *pl)
+{
+	size_t nval = 0, nfail = 0, nsilent = 0, nlin = 0, nunsup = 0, nunsched = 0;
+	const char *names[CALIB_MAX_PROBES];
+	for (size_t p = 0; p < cr->nprobes; p++)
+		names[p] = cr->scales[p].probe;
+	for (size_t i = 0; i < pl->n; i++) {
+		struct cal_event *e = &pl->evs[i];
+		const struct calib_expect *checks[32];
+		size_t nc = calib_expect_for(exp, cr->pmu, e->ev, checks, ARRAY_SIZE(checks));
+		calib_judge(names, e->counts, cr->nprobes, e->state, checks, nc, &e->res);
+		const char *v = e->res.verdict;
+		nval += !strcmp(v, "validated");
+		nfail += !strncmp(v, "off by", 6) || !strcmp(v, "not linear");
+		nsilent += !strcmp(v, "silent");
+		nlin += !strcmp(v, "linear");
+		nunsup += !strcmp(v, "unsupported");
+		nunsched += !strcmp(v, "unschedulable");
+	}
+	print_table(cr, pl->evs, pl->n);
+	printf("\n");
+	print_reasons(cr, pl->evs, pl->n);
+	printf("%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), %zu unsupported, "
+	       "%zu unschedulable\n", pl->n, nval, nfail, nsilent, nlin, nunsup, nunsched);
+	fflush(stdout);
+}
+
+/* Store the verdicts and draw the plot; the exit code. */
+static int finish(struct catalog *cat, const struct cal_run *cr, const struct cal_opts *o, struct cal_plan *pl)
+{
+	if (store(cat, cr->be, cr, pl->evs, pl->n) < 0)
+		return EXIT_COUNTERS;
+	/* backend_default() probes every backend (perf opens an event): ask once. */
+	bool is_default = cr->be == backend_default();
+	char more[160] = "";
+	if (o->pmu)
+		snprintf(more, sizeof(more), " --pmu %s", cr->pmu->name);
+	printf("verdicts stored for machine '%s'; see 'lauka counters --details%s%s%s'\n", catalog_machine(cat),
+	       is_default ? "" : " --backend ", is_default ? "" : cr->be->name, more);
+	if (!o->plot)
+		return 0;
+	char err[512] = "";
+	if (plot_calib_write(cat, cr->be->name, o->plot, err, sizeof(err)) < 0) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	printf("plot written to '%s'\n", o->plot);
+	return 0;
+}
+
+/* The catalogue to calibrate (the backend's, or --pmu's), ready to store verdicts unless --dry-run. */
+static int open_catalogue(const struct cal_opts *o, struct cal_run *cr, struct catalog **cat)
+{
+	char err[1024] = "";
+	struct catalog_opts copts = { .db_path = o->db, .pmu_name = o->pmu };
+	int r = catalog_open(cat, cr->be, &copts, err, sizeof(err));
+	if (r < 0) {
+		error("cannot load the %s event catalogue: %s", o->pmu ? o->pmu : cr->be->name, err);
+		return r == -LK_ENOENT && o->pmu ? EXIT_USAGE : EXIT_COUNTERS;
+	}
+	cr->pmu = catalog_pmu(*cat);
+	if (!cr->pmu->nevents) {
+		error("the %s catalogue '%s' has no events to calibrate", cr->be->name, cr->pmu->name);
+		return EXIT_COUNTERS;
+	}
+	/* Its verdicts are stored at the end: find out now, not after the whole calibration, that they cannot be. */
+	if (!o->dry_run && db_check_writable(catalog_db(*cat), err, sizeof(err)) < 0) {
+		error("%s", err);
+		tip("calibrate stores its verdicts in the database; nothing was measured");
+		return EXIT_COUNTERS;
+	}
+	/* valgrind is exact and slow: one run per scale.  Elsewhere counts
+	 * carry noise (interrupts, page zeroing), so keep the minimum of three,
+	 * the estimator least disturbed by it. */
+	bool exact = !strcmp(cr->be->name, "valgrind");
+	cr->scales = calib_scales(o->quick, exact, &cr->nprobes);
+	cr->reps = exact ? 1 : 3;
+	cr->split_refused = !strcmp(cr->be->name, "perf");
+	return 0;
+}
+
+/* Measure, judge and store: everything after the plan. */
+static int calibrate(struct cal_run *cr, const struct cal_opts *o, struct catalog *cat, struct cal_plan *pl)
+{
+	struct calib_expectations exp = { 0 };
+	char err[512] = "";
+	if (load_expectations(&exp) < 0)
+		return EXIT_COUNTERS;
+	struct runner_opts ropts = { .show_output = false, .uid = -1, .gid = -1 };
+	/* Under sudo (kperf needs root) the probes run as the user who typed it, as record's commands do. */
+	struct sudo_user su;
+	runner_opts_sudo(&ropts, &su);
+	if (runner_init(&cr->run, &ropts, err, sizeof(err)) < 0) {
+		error("%s", err);
+		calib_expect_release(&exp);
+		return EXIT_COUNTERS;
+	}
+	runner_signals_install();
+	progress_init(&cr->prog, true);
+	announce(cr, pl, o);
+	int rc = EXIT_COUNTERS;
+	if (warm_up(cr, pl->npasses, o->quick) == 0 && run_passes(cr, pl) == 0) {
+		judge(cr, &exp, pl);
+		rc = finish(cat, cr, o, pl);
+	} else {
+		progress_clear(&cr->prog);
+		if (runner_interrupted) {
+			fprintf(stderr, "lauka: interrupted; nothing stored\n");
+			rc = 128 + runner_interrupted;
+		}
+	}
+	runner_release(&cr->run);
+	calib_expect_release(&exp);
+	return rc;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	struct cal_opts o = { 0 };
@@ -454,7 +774,7 @@ int cmd_calibrate(int argc, char **argv)
 	int r = choose_backend(&o, &cr.be, argc, argv);
 	if (r < 0)
 		return -r;
-	if (probe_path_find(cr.probe, sizeof(cr.probe)) < 0)
+	if (!o.dry_run && probe_path_find(cr.probe, sizeof(cr.probe)) < 0)
 		return EXIT_USAGE;
 	char perr[512];
 	if (o.plot && plot_path_check(o.plot, perr, sizeof(perr)) < 0) {
@@ -465,156 +785,25 @@ int cmd_calibrate(int argc, char **argv)
 	if (!strcmp(cr.be->name, "xctrace"))
 		return xctrace_calibrate(cr.be, cr.probe, o.db, o.quick);
 
-	int rc = EXIT_COUNTERS;
 	struct catalog *cat = NULL;
-	struct cal_event *evs = NULL;
-	const struct lk_event **list = NULL;
-	struct cal_event **order = NULL;
-	size_t *pass_of = NULL;
-	bool runner_ok = false;
-	struct calib_expectations exp = { 0 };
-	char err[512] = "";
-
-	if (load_expectations(&exp) < 0)
-		goto out;
-	struct catalog_opts copts = { .db_path = o.db };
-	if (catalog_open(&cat, cr.be, &copts, err, sizeof(err)) < 0) {
-		error("cannot load the %s event catalogue: %s", cr.be->name, err);
-		goto out;
-	}
-	/* Its verdicts are stored at the end: find out now, not after the whole calibration, that they cannot be. */
-	if (db_check_writable(catalog_db(cat), err, sizeof(err)) < 0) {
-		error("%s", err);
-		tip("calibrate stores its verdicts in the database; nothing was measured");
-		goto out;
-	}
-	const struct lk_pmu *pmu = catalog_pmu(cat);
-	cr.pmu = pmu;
-	size_t n = pmu->nevents;
-	if (!n) {
-		error("the %s catalogue '%s' has no events to calibrate", cr.be->name, pmu->name);
-		goto out;
-	}
-	/* valgrind is exact and slow: one run per scale.  Elsewhere counts
-	 * carry noise (interrupts, page zeroing), so keep the minimum of three,
-	 * the estimator least disturbed by it. */
-	bool exact = !strcmp(cr.be->name, "valgrind");
-	cr.scales = calib_scales(o.quick, exact, &cr.nprobes);
-	cr.reps = exact ? 1 : 3;
-
-	/* Events the scheduler cannot place even alone never run; the rest go into passes. */
-	evs = xcalloc(n, sizeof(*evs));
-	list = xcalloc(n, sizeof(*list));
-	order = xcalloc(n, sizeof(*order));
-	pass_of = xcalloc(n, sizeof(*pass_of));
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		evs[i].ev = &pmu->events[i];
-		int counter;
-		struct sched_conflict conflict;
-		if (sched_assign(pmu, &evs[i].ev, 1, &counter, &conflict) < 0) {
-			mark(&evs[i], CALIB_UNSCHEDULABLE, "no counter of this chip can count it");
-			continue;
-		}
-		list[m] = evs[i].ev;
-		order[m++] = &evs[i];
-	}
-	size_t npasses = sched_passes(pmu, list, m, pass_of);
-
-	struct runner_opts ropts = { .show_output = false, .uid = -1, .gid = -1 };
-	/* Under sudo (kperf needs root) the probes run as the user who typed it, as record's commands do. */
-	struct sudo_user su;
-	runner_opts_sudo(&ropts, &su);
-	if (runner_init(&cr.run, &ropts, err, sizeof(err)) < 0) {
-		error("%s", err);
-		goto out;
-	}
-	runner_ok = true;
-	runner_signals_install();
-	progress_init(&cr.prog, true);
-
-	printf("calibrating %zu %s events of '%s' (%zu pass%s) with %s%s\n", n, cr.be->name, pmu->name, npasses,
-	       npasses == 1 ? "" : "es", cr.probe, o.quick ? ", quick scales" : "");
-	printf("probes at 1x:");
-	for (size_t p = 0; p < cr.nprobes; p++)
-		printf("%s %s %llu%s%s", p ? "," : "", cr.scales[p].probe, (unsigned long long)cr.scales[p].n,
-		       cr.scales[p].arg ? " over " : "", cr.scales[p].arg ? cr.scales[p].arg : "");
-	printf("; each also at 4x and at 1 (baseline)%s\n\n", cr.reps > 1 ? ", minimum of 3 runs" : "");
-	fflush(stdout);
-
-	/* Warm-up: each probe once, unmeasured. */
-	for (size_t p = 0; p < cr.nprobes; p++) {
-		progress(&cr, 0, 0, cr.scales[p].probe, "warm-up", cr.scales[p].n);
-		if (run_probe(&cr, p, cr.scales[p].n, NULL, NULL) < 0)
-			goto interrupted;
-	}
-	/* The ETA counts probe runs: baseline, 1x and 4x of every probe, per round and pass. */
-	progress_units(&cr.prog, (double)npasses * cr.reps * cr.nprobes * 3);
-	struct cal_event **sub = xcalloc(m ? m : 1, sizeof(*sub));
-	for (size_t pass = 0; pass < npasses; pass++) {
-		size_t k = 0;
-		for (size_t i = 0; i < m; i++)
-			if (pass_of[i] == pass)
-				sub[k++] = order[i];
-		if (measure_pass(&cr, sub, k, pass, npasses) < 0) {
-			free(sub);
-			goto interrupted;
-		}
-	}
-	free(sub);
-	progress_clear(&cr.prog);
-
-	size_t nval = 0, nfail = 0, nsilent = 0, nlin = 0, nunsup = 0, nunsched = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct calib_expect *checks[32];
-		size_t nc = calib_expect_for(&exp, pmu, evs[i].ev, checks, ARRAY_SIZE(checks));
-		const char *names[CALIB_MAX_PROBES];
-		for (size_t p = 0; p < cr.nprobes; p++)
-			names[p] = cr.scales[p].probe;
-		calib_judge(names, evs[i].counts, cr.nprobes, evs[i].state, checks, nc, &evs[i].res);
-		const char *v = evs[i].res.verdict;
-		nval += !strcmp(v, "validated");
-		nfail += !strncmp(v, "off by", 6) || !strcmp(v, "not linear");
-		nsilent += !strcmp(v, "silent");
-		nlin += !strcmp(v, "linear");
-		nunsup += !strcmp(v, "unsupported");
-		nunsched += !strcmp(v, "unschedulable");
-	}
-	print_table(&cr, evs, n);
-	printf("\n");
-	print_reasons(&cr, evs, n);
-	printf("%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), %zu unsupported, "
-	       "%zu unschedulable\n", n, nval, nfail, nsilent, nlin, nunsup, nunsched);
-	fflush(stdout);
-	rc = store(cat, cr.be, &cr, evs, n) < 0 ? EXIT_COUNTERS : 0;
+	struct cal_plan pl = { 0 };
+	int rc = open_catalogue(&o, &cr, &cat);
 	if (rc == 0) {
-		/* backend_default() probes every backend (perf opens an event): ask once. */
-		bool is_default = cr.be == backend_default();
-		printf("verdicts stored for machine '%s'; see 'lauka counters --details%s%s'\n", catalog_machine(cat),
-		       is_default ? "" : " --backend ", is_default ? "" : cr.be->name);
-		if (o.plot && plot_calib_write(cat, cr.be->name, o.plot, err, sizeof(err)) < 0) {
-			error("%s", err);
-			rc = EXIT_USAGE;
-		} else if (o.plot) {
-			printf("plot written to '%s'\n", o.plot);
+		plan_passes(cr.pmu, &pl);
+		/* A vendor catalogue takes tens of passes: --quick then keeps one round, not the minimum of three. */
+		if (o.quick && pl.npasses >= CAL_MANY_PASSES)
+			cr.reps = 1;
+		if (o.dry_run) {
+			print_plan(&cr, &pl);
+			char runs[160];
+			count_runs(&cr, pl.npasses, runs, sizeof(runs));
+			printf("%zu events in %zu pass%s; a full run: %s%s\n", pl.m, pl.npasses, pl.npasses == 1 ? "" : "es",
+			       runs, o.quick ? " (quick scales)" : "");
+		} else {
+			rc = calibrate(&cr, &o, cat, &pl);
 		}
 	}
-	goto out;
-
-interrupted:
-	progress_clear(&cr.prog);
-	if (runner_interrupted) {
-		fprintf(stderr, "lauka: interrupted; nothing stored\n");
-		rc = 128 + runner_interrupted;
-	}
-out:
-	if (runner_ok)
-		runner_release(&cr.run);
-	calib_expect_release(&exp);
-	free(evs);
-	free(list);
-	free(order);
-	free(pass_of);
+	plan_release(&pl);
 	catalog_close(cat);
 	return rc;
 }

@@ -8,8 +8,11 @@
  *   ...
  *   inst_all                    pair,quad   All retired instructions
  *
- * kpep names are shown lower-case, as `lauka record -m` accepts them (names
- * are case-insensitive); other catalogues keep their own spelling (Ir, D1mr).
+ * kpep and libpfm4 names are shown lower-case, as `lauka record -m` accepts
+ * them (names are case-insensitive); other catalogues keep their own
+ * spelling (Ir, D1mr).  --pmu also takes any libpfm4 model (skl, icl, ...),
+ * imported on demand; --details then shows each vendor event's encoding as
+ * perf stat takes it (catalog/pfm.h).
  */
 #include "backend/backend.h"
 #include "backend/kperf/kperf.h"
@@ -18,6 +21,7 @@
 #include "catalog/db.h"
 #include "base/error.h"
 #include "catalog/kpep.h"
+#include "catalog/pfm.h"
 #include "cmd/options.h"
 #include "machine/backend-choice.h"
 #include "output/plot-out.h"
@@ -191,7 +195,16 @@ out:
 
 static char *display(const struct lk_pmu *p, const char *name)
 {
-	return !strcmp(p->kind, "kpep") ? pmu_display_name(name) : xstrdup(name);
+	return pmu_shown_name(p, name);
+}
+
+/* perf stat's spelling of a raw x86 encoding (vendor events), or "" for other events. */
+static void encoding(const struct lk_pmu *p, const struct lk_event *e, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (e->perf_type == 4 /* PERF_TYPE_RAW */ && (!p->arch || !strcmp(p->arch, "x86_64")) &&
+	    strcmp(p->kind, "kpep"))
+		pfmcat_perf_string(pfmcat_is_intel(p), e->number, e->config1, buf, len);
 }
 
 /*
@@ -262,8 +275,9 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	char **names = xcalloc(p->nevents + 1, sizeof(*names));
 	char (*why)[160] = xcalloc(p->nevents + 1, sizeof(*why));
 	bool unsupported = find_unsupported(o, b, p, why);
-	size_t wname = strlen("name"), winc = strlen("incompat"), wver = strlen("verdict");
+	size_t wname = strlen("name"), winc = strlen("incompat"), wver = strlen("verdict"), wenc = 0;
 	char (*inc)[48] = xcalloc(p->nevents + 1, sizeof(*inc));
+	char (*enc)[80] = o->details ? xcalloc(p->nevents + 1, sizeof(*enc)) : NULL;
 	struct sched_groups groups;
 	sched_groups_init(p, &groups);
 	for (size_t i = 0; i < p->nevents; i++) {
@@ -278,7 +292,14 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 			v = "unsupported";
 		if (v && strlen(v) > wver)
 			wver = strlen(v);
+		if (enc) {
+			encoding(p, &p->events[i], enc[i], sizeof(enc[i]));
+			if (strlen(enc[i]) > wenc)
+				wenc = strlen(enc[i]);
+		}
 	}
+	if (wenc && wenc < strlen("encoding"))
+		wenc = strlen("encoding");
 	bool verdicts = catalog_has_verdicts(cat) || unsupported;
 	if (!o->details) {
 		for (size_t i = 0; i < p->nevents; i++)
@@ -289,6 +310,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 		printf("%-*s  %-*s  ", (int)wname, "name", (int)winc, "incompat");
 		if (verdicts)
 			printf("%-*s  ", (int)wver, "verdict");
+		if (wenc)
+			printf("%-*s  ", (int)wenc, "encoding");
 		printf("description\n");
 	}
 	for (size_t i = 0; i < p->nevents; i++) {
@@ -297,7 +320,9 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 		if (e->description)
 			strbuf_addf(&d, "%s", e->description);
 		if (e->fixed_counter >= 0) {
-			strbuf_addf(&d, "%s(fixed counter %d", d.len ? " " : "", e->fixed_counter);
+			/* libpfm4 catalogues number fixed counters from bit 32, as the kernel does */
+			int fc = e->fixed_counter >= PFMCAT_FIXED_BASE ? e->fixed_counter - PFMCAT_FIXED_BASE : e->fixed_counter;
+			strbuf_addf(&d, "%s(fixed counter %d", d.len ? " " : "", fc);
 			if (e->fallback) {
 				char *fb = display(p, e->fallback);
 				strbuf_addf(&d, "; falls back to %s", fb);
@@ -317,6 +342,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 				v = "unsupported";
 			strbuf_addf(&line, "%-*s  ", (int)wver, v ? v : "-");
 		}
+		if (wenc)
+			strbuf_addf(&line, "%-*s  ", (int)wenc, enc[i][0] ? enc[i] : "-");
 		strbuf_addf(&line, "%s", strbuf_str(&d));
 		while (line.len && line.buf[line.len - 1] == ' ')
 			line.buf[--line.len] = '\0';
@@ -332,6 +359,7 @@ out:
 		free(names[i]);
 	free(names);
 	free(inc);
+	free(enc);
 	free(why);
 }
 
@@ -478,6 +506,11 @@ int cmd_counters(int argc, char **argv)
 		} else {
 			fprintf(stderr, "plot written to '%s'\n", o.plot);
 		}
+	}
+	if (b->pfm_events && !pfmcat_available() && !o.pmu && !o.check) {
+		fflush(stdout);
+		fprintf(stderr, "note: this lauka was built without libpfm4, so no vendor events are listed; "
+			"install libpfm4-dev and rebuild\n");
 	}
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);

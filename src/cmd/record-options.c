@@ -113,6 +113,7 @@ SETTER(set_plot, "--plot", o->plot = v)
 SETTER(set_guided, "--guided", o->guided = true)
 SETTER(set_shell, "--shell", o->shell = v)
 SETTER(set_interleave, "--interleave", o->interleave = true)
+SETTER(set_passes, "--passes", o->passes = true)
 SETTER(set_setup, "--setup", list_add(&o->hooks[HOOK_SETUP], v))
 SETTER(set_prepare, "--prepare", list_add(&o->hooks[HOOK_PREPARE], v))
 SETTER(set_conclude, "--conclude", list_add(&o->hooks[HOOK_CONCLUDE], v))
@@ -146,6 +147,7 @@ static const struct record_option {
 	{ "--guided", NULL, false, set_guided },
 	{ "--shell", "-S", true, set_shell },
 	{ "--interleave", NULL, false, set_interleave },
+	{ "--passes", NULL, false, set_passes },
 	{ "--seed", NULL, true, set_seed },
 	{ "--setup", NULL, true, set_setup },
 	{ "--prepare", NULL, true, set_prepare },

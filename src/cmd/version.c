@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "cmd/builtin.h"
 #include "base/error.h"
+#include "catalog/pfm.h"
 #include "cmd/options.h"
 
 #include <stdio.h>
@@ -36,5 +37,11 @@ int cmd_version(int argc, char **argv)
 	}
 	const struct lk_backend *def = backend_default();
 	printf("default backend: %s\n", def ? def->name : "rusage (no counter backend works here)");
+#ifdef __linux__
+	if (pfmcat_available())
+		printf("vendor events: libpfm4 %s\n", pfmcat_version());
+	else
+		printf("vendor events: none (built without libpfm4: install libpfm4-dev and rebuild)\n");
+#endif
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include "machine/catalog.h"
 #include "catalog/calib.h"
 #include "catalog/db.h"
+#include "catalog/pfm.h"
 #include "base/error.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -93,6 +94,88 @@ static int sync_backend(struct db *db, const struct lk_backend *b, char **name, 
 	return r;
 }
 
+/*
+ * Make the database hold libpfm4's model as it is now (imported when new,
+ * or when libpfm4 or lauka's reading of it changed: the fingerprint says).
+ * A read-only database cannot take it: then *live holds it.
+ */
+static int sync_pfm(struct db *db, const char *model, struct lk_pmu *live, bool *have_live, char *err, size_t len)
+{
+	char hex[65], stored[65];
+	int r = pfmcat_fingerprint(model, hex, err, len);
+	if (r < 0 || (r = db_pmu_sha256(db, "pfm", model, stored, err, len)) < 0 || !strcmp(hex, stored))
+		return r;
+	struct lk_pmu fresh;
+	if ((r = pfmcat_catalog(model, &fresh, err, len)) < 0)
+		return r;
+	if (db_readonly(db)) {
+		*live = fresh;
+		*have_live = true;
+		return 0;
+	}
+	const struct lk_pmu *one = &fresh;
+	r = db_import(db, &one, 1, NULL, err, len);
+	pmu_release(&fresh);
+	return r;
+}
+
+/* The model's catalogue, from the database (db NULL: straight from libpfm4). */
+static int load_pfm(struct db *db, const char *model, struct lk_pmu *out, char *err, size_t len)
+{
+	if (!db)
+		return pfmcat_catalog(model, out, err, len);
+	bool have_live = false;
+	int r = sync_pfm(db, model, out, &have_live, err, len);
+	if (r < 0 || have_live)
+		return r;
+	return db_load_pmu(db, "pfm", model, out, err, len);
+}
+
+/* Is name one of the first n events or a aliases (the catalogue before a merge)? */
+static bool known(const struct lk_pmu *pmu, size_t n, size_t a, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!lk_strcasecmp(pmu->events[i].name, name))
+			return true;
+	for (size_t i = 0; i < a; i++)
+		if (!lk_strcasecmp(pmu->aliases[i].alias, name))
+			return true;
+	return false;
+}
+
+/*
+ * The events of the core PMUs libpfm4 finds here join the backend's
+ * catalogue (perf: `record -m mem_load_retired.l1_miss` next to `cycles`);
+ * a name the catalogue already has keeps its first meaning.
+ */
+static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char *err, size_t len)
+{
+	char **models = NULL;
+	size_t nmodels = 0;
+	int r = pfmcat_present(&models, &nmodels, err, len);
+	for (size_t m = 0; r == 0 && m < nmodels; m++) {
+		struct lk_pmu v;
+		if ((r = load_pfm(db, models[m], &v, err, len)) < 0)
+			break;
+		size_t n0 = pmu->nevents, a0 = pmu->naliases;
+		for (size_t i = 0; i < v.nevents; i++)
+			if (!known(pmu, n0, a0, v.events[i].name))
+				pmu_add_event(pmu, &v.events[i]);
+		for (size_t i = 0; i < v.naliases; i++)
+			if (!known(pmu, n0, a0, v.aliases[i].alias))
+				pmu_add_alias(pmu, v.aliases[i].alias, v.aliases[i].target);
+		/* the counters of the (one, as a rule) core PMU, for scheduling and its error */
+		if (!pmu->config_mask && !pmu->fixed_mask) {
+			pmu->config_mask = v.config_mask;
+			pmu->fixed_mask = v.fixed_mask;
+		}
+		pmu_release(&v);
+		pmu_sort(pmu);
+	}
+	pfmcat_names_free(models, nmodels);
+	return r;
+}
+
 static void unknown_pmu(struct db *db, const char *name, char *err, size_t len)
 {
 	char **names = NULL, e2[64];
@@ -107,6 +190,17 @@ static void unknown_pmu(struct db *db, const char *name, char *err, size_t len)
 	lk_errbuf(err, len, "no catalogue named '%s' in '%s'\ntip: %s%s", name, db_path(db),
 		  n ? "catalogues there: " : "none imported yet; import kpep plists with lauka counters --import PATH",
 		  strbuf_str(&sb));
+	if (pfmcat_available()) {
+		size_t l = strlen(err);
+		lk_errbuf(err + l, len - l, "\ntip: libpfm4 %s's models (skl, icl, spr, amd64_fam19h_zen4, ...) are "
+			  "imported on demand: lauka counters --pmu skl", pfmcat_version());
+	} else {
+#ifdef __linux__
+		size_t l = strlen(err);
+		lk_errbuf(err + l, len - l, "\ntip: libpfm4's models (skl, icl, ...) need a lauka built with libpfm4: "
+			  "install libpfm4-dev and rebuild");
+#endif
+	}
 	strbuf_release(&sb);
 }
 
@@ -137,7 +231,11 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 		r = -LK_ENOENT;
 		goto bad;
 	}
-	if (want && (!name || lk_strcasecmp(want, name))) {
+	char hex[65], e2[256];
+	if (want && (!name || lk_strcasecmp(want, name)) && pfmcat_fingerprint(want, hex, e2, sizeof(e2)) == 0) {
+		/* any libpfm4 model, present or not, is imported on demand */
+		r = load_pfm(cat->db, want, &cat->pmu, err, len);
+	} else if (want && (!name || lk_strcasecmp(want, name))) {
 		r = db_load_pmu(cat->db, NULL, want, &cat->pmu, err, len);
 		if (r == -LK_ENOENT)
 			unknown_pmu(cat->db, want, err, len);
@@ -150,6 +248,8 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 		r = db_load_pmu(cat->db, kind, name, &cat->pmu, err, len);
 	if (have_live)
 		pmu_release(&live);
+	if (r == 0 && !want && b && b->pfm_events)
+		r = merge_present_pfm(cat->db, &cat->pmu, err, len);
 	if (r < 0)
 		goto bad;
 
@@ -184,6 +284,8 @@ int catalog_open_live(struct catalog **out, const struct lk_backend *b, char *er
 	}
 	struct catalog *cat = xcalloc(1, sizeof(*cat));
 	int r = b->catalog(&cat->pmu, err, len);
+	if (r == 0 && b->pfm_events)
+		r = merge_present_pfm(NULL, &cat->pmu, err, len);
 	if (r < 0) {
 		catalog_close(cat);
 		return r;

@@ -136,9 +136,23 @@ static int run_hook(struct record *rec, size_t ci, enum record_hook k, const str
 /* Counts of the run just made into the samples of c. */
 static void store_sample(struct record *rec, struct record_cmd *c)
 {
+	size_t start = 0, end = 0;
+	if (rec->npasses > 1) {
+		start = rec->pass_start[rec->cur_pass];
+		end = rec->pass_start[rec->cur_pass + 1];
+	}
 	for (size_t i = 0; i < rec->ncols; i++) {
 		const struct record_col *col = &rec->cols[i];
-		struct lk_counts *ct = &rec->counts[col->backend][col->index];
+		size_t idx = col->index;
+		if (col->backend == 1 && rec->npasses > 1) {
+			/* --passes: an event of another pass was not open in this run */
+			if (idx < start || idx >= end) {
+				c->vals[i][c->done] = NAN;
+				continue;
+			}
+			idx -= start;
+		}
+		struct lk_counts *ct = &rec->counts[col->backend][idx];
 		counts_scale(ct);
 		/* A run the counter never ran in has no count: NaN keeps it out of the statistics
 		 * (a 0 there would drag the mean of a sampled event toward nothing). */
@@ -281,6 +295,12 @@ void record_measure(struct record *rec)
 			stop(rec, c, r, "prepare");
 		char what[32];
 		snprintf(what, sizeof(what), "command %zu", ci + 1);
+		/* --passes: the counters of the pass this run belongs to (warm-ups: whichever is open) */
+		size_t pass = s->warmup ? rec->cur_pass : record_pass_of_run(rec, s->k, c->planned);
+		if (!r && rec->npasses > 1 && pass != rec->cur_pass && record_open_pass(rec, pass)) {
+			rec->collect_err = true;
+			break;
+		}
 		if (!r && (r = run_measured(rec, c, what, s->warmup)) > 0)
 			stop(rec, c, r, "command");
 		if (!r && (r = run_hook(rec, ci, HOOK_CONCLUDE, s)) > 0)

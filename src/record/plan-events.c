@@ -8,7 +8,11 @@
 #include "backend/backend.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "catalog/pfm.h"
 #include "catalog/sched.h"
+#ifdef __linux__
+#include "backend/perf-events.h"
+#endif
 #include "machine/backend-choice.h"
 #include "machine/catalog.h"
 #include "machine/xctrace-slots.h"
@@ -111,6 +115,21 @@ static int unknown_name(struct record *rec, const char *name, const struct lk_pm
 		backend_need_root(rec->argc, rec->argv);
 		return EXIT_COUNTERS;
 	}
+	char model[64];
+	if (be && be->pfm_events && pfmcat_known(name, model, sizeof(model))) {
+#ifdef __linux__
+		if (!perf_have_core_pmu()) {
+			error("cannot count '%s' with the %s backend: this machine exposes no 'cpu' PMU (virtual "
+			      "machines usually don't pass it through): vendor events cannot be counted here", name, be->name);
+			tip("it is an event of libpfm4's '%s' tables: lauka counters --pmu %s --details", model, model);
+			return EXIT_COUNTERS;
+		}
+#endif
+		error("unknown measurement '%s' for backend %s: libpfm4 knows it from '%s', which is not this "
+		      "machine's CPU", name, be->name, model);
+		tip("lauka counters lists this machine's events; LIBPFM_FORCE_PMU=%s pretends to be that CPU", model);
+		return EXIT_USAGE;
+	}
 	error("unknown measurement '%s'%s%s", name, be ? " for backend " : "", be ? be->name : "");
 	const struct lk_pmu *pm[2] = { bpmu, &rec->rpmu };
 	suggest(pm, 2, name);
@@ -172,12 +191,62 @@ static int choose_backend(struct record *rec)
 	return 0;
 }
 
+/* "Intel Skylake (8 general and 3 fixed counters)" */
+static char *chip_counters(const struct lk_pmu *pmu)
+{
+	int general = 0, fixed = 0;
+	for (int b = 0; b < 64; b++) {
+		general += (int)((pmu->config_mask >> b) & 1);
+		fixed += (int)((pmu->fixed_mask >> b) & 1);
+	}
+	const char *chip = pmu->marketing_name ? pmu->marketing_name : pmu->name;
+	if (!general)
+		return xstrdup(chip);
+	return fixed ? xasprintf("%s (%d general and %d fixed counters)", chip, general, fixed)
+		     : xasprintf("%s (%d counters)", chip, general);
+}
+
+/*
+ * --passes: order sel[1] by the pass the scheduler puts each event in
+ * (stable, so the columns keep -m's order within a pass) and assign each
+ * pass's counters.
+ */
+static void plan_passes(struct record *rec, const struct lk_pmu *pmu, const struct lk_event **evs)
+{
+	size_t n = rec->nsel[1];
+	size_t *pass_of = xcalloc(n, sizeof(*pass_of));
+	rec->npasses = sched_passes(pmu, evs, n, pass_of);
+	rec->pass_start = xcalloc(rec->npasses + 1, sizeof(*rec->pass_start));
+	struct lk_evsel *sorted = xcalloc(n, sizeof(*sorted));
+	size_t k = 0;
+	for (size_t p = 0; p < rec->npasses; p++) {
+		rec->pass_start[p] = k;
+		for (size_t i = 0; i < n; i++)
+			if (pass_of[i] == p) {
+				sorted[k] = rec->sel[1][i];
+				evs[k++] = rec->sel[1][i].ev;
+			}
+		int *counter = xcalloc(k - rec->pass_start[p] + 1, sizeof(*counter));
+		if (sched_assign(pmu, evs + rec->pass_start[p], k - rec->pass_start[p], counter, NULL) == 0)
+			for (size_t i = rec->pass_start[p]; i < k; i++)
+				sorted[i].counter = counter[i - rec->pass_start[p]];
+		free(counter);
+	}
+	rec->pass_start[rec->npasses] = k;
+	memcpy(rec->sel[1], sorted, n * sizeof(*sorted));
+	free(sorted);
+	free(pass_of);
+}
+
 /*
  * Assign counters (catalog/sched.c) and store them in the selection; when the set
- * cannot be counted at once, name the smallest conflicting subset.
+ * cannot be counted at once, name the smallest conflicting subset and the
+ * counters, or (--passes) split it into passes that each fit.
  */
-static int schedule(const struct lk_pmu *pmu, struct lk_evsel *sel, size_t n)
+static int schedule(struct record *rec, const struct lk_pmu *pmu)
 {
+	struct lk_evsel *sel = rec->sel[1];
+	size_t n = rec->nsel[1];
 	bool constrained = false;
 	for (size_t i = 0; i < n; i++)
 		constrained |= sel[i].ev->counters_mask != 0;
@@ -192,12 +261,17 @@ static int schedule(const struct lk_pmu *pmu, struct lk_evsel *sel, size_t n)
 	if (r == 0) {
 		for (size_t i = 0; i < n; i++)
 			sel[i].counter = counter[i];
+	} else if (rec->o.passes) {
+		plan_passes(rec, pmu, evs);
+		r = 0;
 	} else {
-		char *names = sched_conflict_names(evs, &conf);
-		error("requested measurements could not be scheduled on %s",
-		      pmu->marketing_name ? pmu->marketing_name : pmu->name);
+		char *names = sched_conflict_names(evs, &conf), *chip = chip_counters(pmu);
+		error("requested measurements could not be scheduled on %s", chip);
 		tip("these events cannot be counted together: %s", names);
+		tip("--passes measures them in several passes per command, each a full set of runs, "
+		    "so none is multiplexed");
 		free(names);
+		free(chip);
 	}
 	free(evs);
 	free(counter);
@@ -275,8 +349,59 @@ int plan_events(struct record *rec)
 			return r;
 	}
 	/* Counter-constrained events (kpep) must fit on the counters together. */
-	if (bpmu && rec->nsel[1] && schedule(bpmu, rec->sel[1], rec->nsel[1]) < 0)
+	if (bpmu && rec->nsel[1] && schedule(rec, bpmu) < 0)
 		return EXIT_COUNTERS;
+	return 0;
+}
+
+/* The events the counter backend cannot count, as record's error; 0 when it can count them all. */
+static int refuse_uncountable(const struct record *rec, const struct lk_evsel *sel, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sel[i].err) {
+			error("cannot count '%s' with the %s backend: %s", sel[i].ev->name, rec->be->name,
+			      sel[i].why[0] ? sel[i].why : lk_strerror(sel[i].err));
+			return EXIT_COUNTERS;
+		}
+	return 0;
+}
+
+int record_open_pass(struct record *rec, size_t p)
+{
+	char err[512] = "";
+	struct backend_inst *bi = &rec->bi[1];
+	backend_inst_close(bi);
+	size_t start = rec->pass_start[p], n = rec->pass_start[p + 1] - start;
+	if (backend_inst_open(bi, rec->be, rec->sel[1] + start, n, err, sizeof(err)) < 0) {
+		error("%s backend: %s", rec->be->name, err);
+		return EXIT_COUNTERS;
+	}
+	rec->cur_pass = p;
+	int r = refuse_uncountable(rec, bi->sel, bi->nsel);
+	if (r)
+		backend_inst_close(bi);
+	return r;
+}
+
+/* --passes: every pass opens (each event can count here), then bi[1] stays open on the first. */
+static int open_passes(struct record *rec)
+{
+	for (size_t p = rec->npasses; p-- > 0;) {
+		int r = record_open_pass(rec, p);
+		if (r)
+			return r;
+	}
+	rec->nbi++;
+	printf("%zu passes: each command runs once per pass; pass", rec->npasses);
+	for (size_t p = 0; p < rec->npasses; p++) {
+		printf(" %zu:", p + 1);
+		for (size_t i = rec->pass_start[p]; i < rec->pass_start[p + 1]; i++) {
+			char *name = pmu_display_name(rec->sel[1][i].ev->name);
+			printf(" %s", name);
+			free(name);
+		}
+		printf("%s", p + 1 < rec->npasses ? ";" : "\n\n");
+	}
 	return 0;
 }
 
@@ -297,6 +422,8 @@ int plan_backends(struct record *rec)
 	const struct lk_backend *be = rec->be;
 	if (!be || !rec->nsel[1])
 		return 0;
+	if (rec->npasses > 1)
+		return open_passes(rec);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct backend_inst *bi = &rec->bi[rec->nbi];
 		int orc = backend_inst_open(bi, be, rec->sel[1], rec->nsel[1], err, sizeof(err));
@@ -345,14 +472,17 @@ void plan_columns(struct record *rec)
 	}
 	/* Columns in display order: rusage first, then the counter events. */
 	for (size_t b = 0; b < rec->nbi; b++) {
-		for (size_t i = 0; i < rec->bi[b].nsel; i++) {
+		/* With --passes bi[1] holds one pass: the columns are every pass's events (sel[1]). */
+		bool all = b == 1 && rec->npasses > 1;
+		size_t nsel = all ? rec->nsel[1] : rec->bi[b].nsel;
+		for (size_t i = 0; i < nsel; i++) {
 			rec->cols = xrealloc(rec->cols, (rec->ncols + 1) * sizeof(*rec->cols));
 			struct record_col *c = &rec->cols[rec->ncols++];
-			const struct lk_event *ev = rec->bi[b].sel[i].ev;
+			const struct lk_event *ev = all ? rec->sel[1][i].ev : rec->bi[b].sel[i].ev;
 			c->backend = b;
 			c->index = i;
 			c->ev = ev;
-			c->label = bpmu && b == 1 && !strcmp(bpmu->kind, "kpep") ? pmu_display_name(ev->name)
+			c->label = bpmu && b == 1 && !rec->o.guided ? pmu_shown_name(bpmu, ev->name)
 				   : rec->o.guided && b == 1 ? xctrace_slot_label(rec->cat, ev) : xstrdup(ev->name);
 			c->unit = ev->unit;
 			if (strlen(c->label) > rec->name_width)

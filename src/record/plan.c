@@ -46,6 +46,15 @@ void record_cmd_free(struct record *rec, struct record_cmd *c)
 	cmdline_free(c->prog.argv);
 }
 
+size_t record_pass_of_run(const struct record *rec, unsigned long k, unsigned long planned)
+{
+	if (rec->npasses < 2 || !planned)
+		return 0;
+	unsigned long per = planned / rec->npasses;
+	size_t p = per ? k / per : 0;
+	return p < rec->npasses ? p : rec->npasses - 1;
+}
+
 static int plan_order(struct record *rec)
 {
 	const struct record_opts *o = &rec->o;
@@ -61,6 +70,9 @@ static int plan_order(struct record *rec)
 		struct record_cmd *c = &rec->cmds[i];
 		w[i] = c->warmups = o->warmup;
 		n[i] = o->runs_each ? o->runs_each[i] : o->runs;
+		/* --passes: the runs once per pass, in pass order (record_pass_of_run) */
+		if (rec->npasses > 1)
+			n[i] *= rec->npasses;
 		record_cmd_alloc(rec, c, n[i]);
 	}
 	rec->nslots = order_plan(w, n, rec->ncmds, o->interleave, rec->o.seed, &rec->slots);
@@ -83,8 +95,10 @@ static int plan_runner(struct record *rec)
 		return EXIT_COUNTERS;
 	}
 	rec->runner_ok = true;
-	for (size_t b = 0; b < rec->nbi; b++)
-		rec->counts[b] = xcalloc(rec->bi[b].nsel ? rec->bi[b].nsel : 1, sizeof(struct lk_counts));
+	for (size_t b = 0; b < rec->nbi; b++) {
+		size_t n = b == 1 && rec->npasses > 1 ? rec->nsel[1] : rec->bi[b].nsel;	/* the largest pass fits */
+		rec->counts[b] = xcalloc(n ? n : 1, sizeof(struct lk_counts));
+	}
 	if (rec->shell_argv) {
 		struct record_cmd *c = &rec->shell_cost;
 		shell_prog(rec, "", &c->prog);
@@ -158,6 +172,7 @@ void record_release(struct record *rec)
 		free(rec->cols[c].label);
 	free(rec->cols);
 	free(rec->slots);
+	free(rec->pass_start);
 	cmdline_free(rec->shell_argv);
 	free(rec->runner_class);
 	db_baseline_release(&rec->base);

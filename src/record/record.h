@@ -63,6 +63,7 @@ struct record_opts {
 	bool guided;				/* --guided: xctrace's guided-mode slots, named by calibration */
 	const char *shell;			/* -S/--shell */
 	bool interleave;
+	bool passes;				/* --passes: events that do not fit the counters together, in passes */
 	bool have_seed;
 	uint64_t seed;
 	struct record_list hooks[HOOK_COUNT];	/* once for every command, or once per command */
@@ -138,6 +139,15 @@ struct record {
 	size_t nsel[2];
 	struct backend_inst bi[2];
 	size_t nbi;
+	/*
+	 * --passes: sel[1] in pass order, pass p = sel[1][pass_start[p] ..
+	 * pass_start[p + 1]); bi[1] is open on pass cur_pass only.  Every
+	 * command runs its runs once per pass; a counter column has samples in
+	 * its own pass's runs (NaN elsewhere), rusage's in every run.
+	 */
+	size_t npasses;				/* 0: one pass, everything open at once */
+	size_t *pass_start;
+	size_t cur_pass;
 	struct record_col *cols;
 	size_t ncols, name_width;
 	char **shell_argv;
@@ -189,6 +199,14 @@ void record_report_ready(struct record *rec);
 void record_flush_stdout(struct record *rec);
 int record_report(struct record *rec);
 void record_release(struct record *rec);
+
+/*
+ * --passes: open the counter backend (bi[1]) on pass p, closing the pass it
+ * was open on; 0, or the exit code after printing why (record/plan-events.c).
+ */
+int record_open_pass(struct record *rec, size_t p);
+/* The pass a measured run k (0-based) of a command with `planned` runs in all passes belongs to. */
+size_t record_pass_of_run(const struct record *rec, unsigned long k, unsigned long planned);
 
 /* The record's memory (record/plan.c). */
 void record_cmd_alloc(struct record *rec, struct record_cmd *c, unsigned long runs);

@@ -87,10 +87,17 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 	/* Runs a counter never ran in are left out of its statistics, never averaged in as 0. */
 	for (size_t i = 0; i < rec->ncols; i++) {
 		const struct report_row *row = &c->rows[i];
-		if (!row->not_counted && row->st.n < c->done)
+		/* --passes: a counter is open in its own pass's runs only */
+		size_t due = c->done;
+		if (rec->npasses > 1 && rec->cols[i].backend == 1 && c->planned)
+			for (size_t k = due = 0; k < c->done; k++) {
+				size_t p = record_pass_of_run(rec, k, c->planned);
+				due += rec->cols[i].index >= rec->pass_start[p] && rec->cols[i].index < rec->pass_start[p + 1];
+			}
+		if (!row->not_counted && row->st.n < due)
 			warning("'%s' was not counted in %zu of command %u's %zu runs (no sample, or no time on a "
 				"counter); its statistics are over the %zu runs that were", row->name,
-				c->done - row->st.n, index, c->done, row->st.n);
+				due - row->st.n, index, due, row->st.n);
 	}
 	/* Direct process only; user mode (kperf, macOS rusage). */
 	if (c != &rec->shell_cost)

@@ -86,7 +86,7 @@ clean
 # Events that cannot be counted together are refused as for kperf, before anything runs.
 run "$LAUKA" --backend xctrace -m inst_branch,l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,inst_all -- 'touch ran'
 expect_rc 2
-expect_err '^error: requested measurements could not be scheduled on Apple A14/M1$'
+expect_err '^error: requested measurements could not be scheduled on Apple A14/M1 (8 general and 2 fixed counters)$'
 expect_err '^tip: these events cannot be counted together: .*inst_all'
 [ ! -e ran ] || fail "command ran although its events cannot be scheduled"
 clean

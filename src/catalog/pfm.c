@@ -1,0 +1,372 @@
+/*
+ * catalog/pfm.c: libpfm4's event tables -> catalogue rows (catalog/pfm.h).
+ *
+ * libpfm4 lists every model's tables whether or not the CPU is present, but
+ * encodes only the active ones unless LIBPFM_ENCODE_INACTIVE is set when it
+ * initialises; lauka sets it for the call only, so that `counters --pmu icl`
+ * works on any machine and the measured commands never see it.
+ * LIBPFM_FORCE_PMU=<model> (libpfm4's own switch) makes one model the
+ * present one, which is how the tests stand in for hardware.
+ */
+#include "catalog/pfm.h"
+#include "base/error.h"
+#include "base/sha256.h"
+#include "base/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
+#define PFMCAT_FORMAT 1
+
+char *pfmcat_event_name(const char *event, const char *umask)
+{
+	return umask && *umask ? xasprintf("%s.%s", event, umask) : xstrdup(event);
+}
+
+void pfmcat_counters(bool intel, uint64_t config, unsigned ngp, unsigned nfixed, uint64_t *mask, int *fixed)
+{
+	uint64_t gp = ngp >= 32 ? UINT64_C(0xffffffff) : (UINT64_C(1) << ngp) - 1;
+	*mask = gp;
+	*fixed = -1;
+	if (!intel || !nfixed)
+		return;
+	/* Only the bare encoding (no cmask, inv, edge, any) is the fixed counter's event. */
+	static const struct { uint64_t config; unsigned idx; bool only; } fx[] = {
+		{ 0x00c0, 0, false }, { 0x003c, 1, false }, { 0x0300, 2, true }, { 0x0400, 3, true },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(fx); i++) {
+		if (config != fx[i].config || fx[i].idx >= nfixed)
+			continue;
+		uint64_t bit = UINT64_C(1) << (PFMCAT_FIXED_BASE + fx[i].idx);
+		if (fx[i].only) {
+			*mask = bit;
+			*fixed = PFMCAT_FIXED_BASE + (int)fx[i].idx;
+		} else {
+			*mask = gp | bit;
+		}
+	}
+}
+
+void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf, size_t len)
+{
+	/* PERFEVTSEL layout (Intel SDM 3B 18.2.1; AMD APM 2 13.1.1): event 0-7, umask 8-15,
+	 * edge 18, any 21 (Intel), inv 23, cmask 24-31; AMD's event also has bits 32-35. */
+	uint64_t known = 0xffULL | 0xff00ULL | (1ULL << 18) | (1ULL << 23) | 0xff000000ULL;
+	known |= intel ? (1ULL << 21) : 0xf00000000ULL;
+	if (config1 || (config & ~known)) {
+		if (config1)
+			snprintf(buf, len, "cpu/config=0x%" PRIx64 ",config1=0x%" PRIx64 "/", config, config1);
+		else
+			snprintf(buf, len, "cpu/config=0x%" PRIx64 "/", config);
+		return;
+	}
+	uint64_t event = (config & 0xff) | (intel ? 0 : ((config >> 32) & 0xf) << 8);
+	char extra[64] = "";
+	size_t o = 0;
+	if (config & (1ULL << 18))
+		o += (size_t)snprintf(extra + o, sizeof(extra) - o, ",edge");
+	if (intel && (config & (1ULL << 21)))
+		o += (size_t)snprintf(extra + o, sizeof(extra) - o, ",any");
+	if (config & (1ULL << 23))
+		o += (size_t)snprintf(extra + o, sizeof(extra) - o, ",inv");
+	if ((config >> 24) & 0xff)
+		snprintf(extra + o, sizeof(extra) - o, ",cmask=%u", (unsigned)((config >> 24) & 0xff));
+	snprintf(buf, len, "cpu/event=0x%" PRIx64 ",umask=0x%x%s/", event, (unsigned)((config >> 8) & 0xff), extra);
+}
+
+bool pfmcat_is_intel(const struct lk_pmu *pmu)
+{
+	return pmu && pmu->name && strncmp(pmu->name, "amd", 3) != 0;
+}
+
+void pfmcat_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+#if defined(LAUKA_HAVE_LIBPFM) && defined(__linux__)
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+bool pfmcat_available(void)
+{
+	return true;
+}
+
+/* Initialise once, with inactive models encodable, leaving the environment as it was. */
+static int init(char *err, size_t len)
+{
+	static int state;	/* 0 not yet, 1 ok, -1 failed */
+	if (state)
+		goto done;
+	const char *old = getenv("LIBPFM_ENCODE_INACTIVE");
+	char *saved = old ? xstrdup(old) : NULL;
+	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+	if (saved)
+		setenv("LIBPFM_ENCODE_INACTIVE", saved, 1);
+	else
+		unsetenv("LIBPFM_ENCODE_INACTIVE");
+	free(saved);
+done:
+	if (state < 0)
+		lk_errbuf(err, len, "libpfm4 could not initialise");
+	return state < 0 ? -LK_EIO : 0;
+}
+
+const char *pfmcat_version(void)
+{
+	static char version[64];
+	if (version[0])
+		return version;
+	snprintf(version, sizeof(version), "unknown");
+	/* The API version is 4.0 for every 4.x; the shared object's file name carries the release. */
+	Dl_info info;
+	char real[PATH_MAX];
+	if (dladdr((void *)(uintptr_t)pfm_initialize, &info) && info.dli_fname &&
+	    realpath(info.dli_fname, real)) {
+		const char *so = strstr(real, ".so.");
+		if (so)
+			snprintf(version, sizeof(version), "%s", so + 4);
+	}
+	return version;
+}
+
+/* Core PMUs only: the OS-generic "perf" tables and uncore units are not catalogues of counters lauka opens. */
+static bool core_info(pfm_pmu_t p, pfm_pmu_info_t *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->size = sizeof(*pi);
+	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS && pi->type == PFM_PMU_TYPE_CORE && pi->nevents > 0 &&
+	       strcmp(pi->name, "perf") && strcmp(pi->name, "perf_raw");
+}
+
+static int find_model(const char *model, pfm_pmu_info_t *out)
+{
+	pfm_pmu_t p;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi;
+		if (core_info(p, &pi) && !strcmp(pi.name, model)) {
+			*out = pi;
+			return 0;
+		}
+	}
+	return -LK_ENOENT;
+}
+
+int pfmcat_present(char ***names, size_t *n, char *err, size_t len)
+{
+	*names = NULL;
+	*n = 0;
+	int r = init(err, len);
+	if (r < 0)
+		return r;
+	pfm_pmu_t p;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi;
+		if (!core_info(p, &pi) || !pi.is_present)
+			continue;
+		*names = xrealloc(*names, (*n + 1) * sizeof(**names));
+		(*names)[(*n)++] = xstrdup(pi.name);
+	}
+	return 0;
+}
+
+int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len)
+{
+	int r = init(err, len);
+	pfm_pmu_info_t pi;
+	if (r < 0)
+		return r;
+	if (find_model(model, &pi) < 0) {
+		lk_errbuf(err, len, "libpfm4 %s has no PMU model named '%s'", pfmcat_version(), model);
+		return -LK_ENOENT;
+	}
+	char *s = xasprintf("pfm %d;%s;%s;%d;%d;%d", PFMCAT_FORMAT, pfmcat_version(), pi.name, pi.nevents,
+			    pi.num_cntrs, pi.num_fixed_cntrs);
+	sha256_hex(s, strlen(s), hex);
+	free(s);
+	return 0;
+}
+
+/* Encode "model::EVENT[:UMASK]" for perf_event_open, user level. */
+static int encode(const char *spec, struct lk_event *ev)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	pfm_perf_encode_arg_t arg;
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.attr = &attr;
+	if (pfm_get_os_event_encoding(spec, PFM_PLM3, PFM_OS_PERF_EVENT, &arg) != PFM_SUCCESS)
+		return -1;
+	ev->perf_type = attr.type;
+	ev->number = attr.config;
+	ev->config1 = attr.config1;
+	ev->config2 = attr.config2;
+	return 0;
+}
+
+static void add_one(struct lk_pmu *out, const pfm_pmu_info_t *pi, const char *event, const char *umask,
+		    const char *desc, bool intel)
+{
+	struct lk_event ev = { .fixed_counter = -1 };
+	char *spec = umask ? xasprintf("%s::%s:%s", pi->name, event, umask) : xasprintf("%s::%s", pi->name, event);
+	/* Every umask of every table encodes (checked for all of 4.13's core models); one that
+	 * would not still gets its row, with no encoding, so the lists stay complete. */
+	if (encode(spec, &ev) < 0)
+		ev.perf_type = UINT32_MAX;
+	ev.name = pfmcat_event_name(event, umask);
+	ev.description = (char *)desc;
+	pfmcat_counters(intel, ev.number, (unsigned)pi->num_cntrs, (unsigned)pi->num_fixed_cntrs,
+			&ev.counters_mask, &ev.fixed_counter);
+	pmu_add_event(out, &ev);
+	/* libpfm4's spellings: EVENT:UMASK and model::EVENT:UMASK */
+	char *colon = umask ? xasprintf("%s:%s", event, umask) : NULL;
+	if (colon)
+		pmu_add_alias(out, colon, ev.name);
+	pmu_add_alias(out, spec, ev.name);
+	free(colon);
+	free(spec);
+	free(ev.name);
+}
+
+/* Can libpfm4 encode "model::event"? */
+static bool encodes(const char *model, const char *event)
+{
+	struct lk_event ev = { 0 };
+	char *spec = xasprintf("%s::%s", model, event);
+	bool ok = encode(spec, &ev) == 0;
+	free(spec);
+	return ok;
+}
+
+bool pfmcat_known(const char *name, char *model, size_t len)
+{
+	char err[128];
+	if (init(err, sizeof(err)) < 0 || !*name)
+		return false;
+	const char *sep = strstr(name, "::");
+	char *want = sep ? xasprintf("%.*s", (int)(sep - name), name) : NULL;
+	char *event = xstrdup(sep ? sep + 2 : name);
+	char *dot = strchr(event, '.');
+	if (dot && !strchr(event, ':'))
+		*dot = ':';	/* EVENT.UMASK is libpfm4's EVENT:UMASK */
+	bool found = false;
+	pfm_pmu_t p;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi;
+		if (!core_info(p, &pi) || (want && lk_strcasecmp(want, pi.name)) || !encodes(pi.name, event))
+			continue;
+		snprintf(model, len, "%s", pi.name);
+		found = true;
+		break;
+	}
+	free(want);
+	free(event);
+	return found;
+}
+
+int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	char hex[65];
+	int r = pfmcat_fingerprint(model, hex, err, len);
+	if (r < 0)
+		return r;
+	pfm_pmu_info_t pi;
+	find_model(model, &pi);
+	bool intel = strncmp(pi.name, "amd", 3) != 0;
+	out->kind = xstrdup("pfm");
+	out->name = xstrdup(pi.name);
+	out->marketing_name = xstrdup(pi.desc);
+	out->arch = xstrdup("x86_64");
+	out->source = xasprintf("libpfm4 %s", pfmcat_version());
+	out->config_mask = pi.num_cntrs >= 32 ? UINT64_C(0xffffffff) : (UINT64_C(1) << pi.num_cntrs) - 1;
+	for (int f = 0; f < pi.num_fixed_cntrs && f < 32; f++)
+		out->fixed_mask |= UINT64_C(1) << (PFMCAT_FIXED_BASE + f);
+	memcpy(out->sha256, hex, sizeof(out->sha256));
+	for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
+		pfm_event_info_t ei;
+		memset(&ei, 0, sizeof(ei));
+		ei.size = sizeof(ei);
+		if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+			continue;
+		size_t umasks = 0;
+		for (int a = 0; a < ei.nattrs; a++) {
+			pfm_event_attr_info_t ai;
+			memset(&ai, 0, sizeof(ai));
+			ai.size = sizeof(ai);
+			if (pfm_get_event_attr_info(i, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+			    ai.type != PFM_ATTR_UMASK)
+				continue;
+			umasks++;
+			char *desc = xasprintf("%s%s%s", ei.desc ? ei.desc : "", ai.desc && *ai.desc ? ": " : "",
+					       ai.desc ? ai.desc : "");
+			add_one(out, &pi, ei.name, ai.name, desc, intel);
+			free(desc);
+		}
+		if (!umasks)
+			add_one(out, &pi, ei.name, NULL, ei.desc, intel);
+	}
+	pmu_sort(out);
+	return 0;
+}
+
+#else
+
+bool pfmcat_available(void)
+{
+	return false;
+}
+
+const char *pfmcat_version(void)
+{
+	return "";
+}
+
+static int absent(char *err, size_t len)
+{
+	lk_errbuf(err, len, "this lauka was built without libpfm4, so it has no vendor event tables");
+	return -LK_ENOTSUP;
+}
+
+int pfmcat_present(char ***names, size_t *n, char *err, size_t len)
+{
+	*names = NULL;
+	*n = 0;
+	(void)err;
+	(void)len;
+	return 0;
+}
+
+int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len)
+{
+	(void)model;
+	hex[0] = '\0';
+	return absent(err, len);
+}
+
+bool pfmcat_known(const char *name, char *model, size_t len)
+{
+	(void)name;
+	(void)model;
+	(void)len;
+	return false;
+}
+
+int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
+{
+	(void)model;
+	memset(out, 0, sizeof(*out));
+	return absent(err, len);
+}
+
+#endif

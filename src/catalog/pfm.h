@@ -1,0 +1,96 @@
+/*
+ * catalog/pfm.h: libpfm4's vendor event tables (Intel, AMD core PMUs) read
+ * into a struct lk_pmu of kind "pfm", named by libpfm4's model name ("skl",
+ * "icl", "amd64_fam19h_zen4").  No SQL, no perf_event_open: libpfm4 only
+ * lists and encodes.
+ *
+ * One catalogue event per umask, named EVENT.UMASK as Intel's tables and
+ * perf name them (an event without umasks is one event, EVENT); libpfm4's
+ * spellings EVENT:UMASK and model::EVENT:UMASK are aliases.  Each event
+ * carries exactly what perf_event_open needs: perf_type (PERF_TYPE_RAW),
+ * number = attr.config and config1 (offcore response), as libpfm4 encodes
+ * "model::EVENT:UMASK" with user-level counting (the backend sets
+ * exclude_kernel itself).
+ *
+ * Counters: bits 0..G-1 of a mask are the G general counters libpfm4
+ * reports, bits 32.. the fixed ones (the kernel's numbering,
+ * INTEL_PMC_IDX_FIXED = 32).  libpfm4 does not publish per-event counter
+ * restrictions (its tables' cntmsk is internal), so every event may use
+ * every general counter, except Intel's architectural fixed-counter
+ * encodings (Intel SDM vol. 3B, "Fixed-function performance counters",
+ * and Linux's FIXED_EVENT_CONSTRAINT table): 0x00c0 instructions (fixed 0 or
+ * any general counter), 0x003c core cycles (fixed 1 or any general), 0x0300
+ * reference cycles (fixed 2 only), 0x0400 topdown slots (fixed 3 only).  A
+ * restriction libpfm4 hides shows up as the kernel refusing a group; the
+ * calibration then splits the pass (catalog/passes.h).
+ *
+ * Without libpfm4 in the build (macOS, or Linux without libpfm4-dev) the
+ * pure helpers still work and pfmcat_available() is false.
+ */
+#ifndef LAUKA_PFM_H
+#define LAUKA_PFM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/pmu.h"
+
+/* The bit of the first fixed counter in a pfm catalogue's counter masks. */
+#define PFMCAT_FIXED_BASE 32
+
+/* Was lauka built with libpfm4? */
+bool pfmcat_available(void);
+
+/*
+ * The core PMU models libpfm4 detects on this machine (LIBPFM_FORCE_PMU
+ * pretends one), without its OS-generic "perf" and "perf_raw" tables:
+ * malloc'd array of malloc'd names.  None on most VMs.
+ */
+int pfmcat_present(char ***names, size_t *n, char *err, size_t len);
+void pfmcat_names_free(char **names, size_t n);
+
+/*
+ * A fingerprint that changes when the libpfm4 library or lauka's way of
+ * reading it changes (hex, 64 characters), without enumerating the model.
+ * -LK_ENOENT when libpfm4 has no core PMU model of that name.
+ */
+int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len);
+
+/* The whole catalogue of a model (kind "pfm", sorted, sha256 = the fingerprint). */
+int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len);
+
+/*
+ * Does any libpfm4 core model have an event of this name (EVENT.UMASK,
+ * EVENT:UMASK or model::EVENT:UMASK, any case)?  Its model into model.
+ * For the error of a vendor event this machine cannot have.
+ */
+bool pfmcat_known(const char *name, char *model, size_t len);
+
+/* The library's version as its file names it ("4.13.0"), or "unknown"; "" without libpfm4. */
+const char *pfmcat_version(void);
+
+/* Pure parts, tested with tables of inputs. */
+
+/* "EVENT.UMASK", or "EVENT" when umask is NULL (malloc'd). */
+char *pfmcat_event_name(const char *event, const char *umask);
+
+/*
+ * The counters an event of encoding `config` may use with `ngp` general and
+ * `nfixed` fixed counters (see above): *mask, and *fixed = the fixed
+ * counter's bit when it can use no other, else -1.
+ */
+void pfmcat_counters(bool intel, uint64_t config, unsigned ngp, unsigned nfixed, uint64_t *mask, int *fixed);
+
+/*
+ * The encoding as `perf stat -e` accepts it: "cpu/event=0xd1,umask=0x8/"
+ * plus ",edge", ",any", ",inv", ",cmask=N" where set (AMD: event bits 32-35
+ * join the event number, and no "any"); "cpu/config=0x..,config1=0x../"
+ * when config1 is set (offcore response) or bits outside these fields are.
+ */
+void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf, size_t len);
+
+/* Intel's field layout (not AMD's, by the model's name) for a catalogue's raw encodings. */
+bool pfmcat_is_intel(const struct lk_pmu *pmu);
+
+#endif

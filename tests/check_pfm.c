@@ -1,0 +1,324 @@
+/*
+ * check_pfm.c: libpfm4's tables as lauka's catalogues (catalog/pfm.c).
+ *
+ * References, none of them lauka's own output:
+ * - per-model event counts: an enumeration written here against libpfm4's
+ *   public API (one event per umask, one for an event without umasks), and
+ *   the counts the issue states for Skylake (437) and Zen 4 (303);
+ * - encodings: Intel's published event tables (tests/fixtures/intel-perfmon/events.tsv,
+ *   EventCode/UMask/CounterMask/Invert/EdgeDetect/AnyThread copied from intel/perfmon);
+ * - perf strings: written out by hand from the PERFEVTSEL layout of the SDM.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "catalog/calib.h"
+#include "catalog/pfm.h"
+#include "catalog/pmu.h"
+
+/* Pure: config -> perf stat's spelling. */
+static const struct {
+	bool intel;
+	uint64_t config, config1;
+	const char *want;
+} strings[] = {
+	{ true, 0x08d1, 0, "cpu/event=0xd1,umask=0x8/" },
+	{ true, 0x060006a3, 0, "cpu/event=0xa3,umask=0x6,cmask=6/" },
+	{ true, 0x0180010e, 0, "cpu/event=0xe,umask=0x1,inv,cmask=1/" },
+	{ true, 0x01200148, 0, "cpu/event=0x48,umask=0x1,any,cmask=1/" },
+	{ true, 0x000401c4, 0, "cpu/event=0xc4,umask=0x1,edge/" },
+	{ true, 0x01b7, 0x10001, "cpu/config=0x1b7,config1=0x10001/" },
+	{ true, 0x400000c0, 0, "cpu/event=0xc0,umask=0x0,cmask=64/" },
+	{ true, 0x1000000c0, 0, "cpu/config=0x1000000c0/" },
+	{ false, 0x1000000c0, 0, "cpu/event=0x1c0,umask=0x0/" },
+	{ false, 0x0200c3, 0, "cpu/config=0x200c3/" },	/* bit 21 is not AMD's "any" */
+};
+
+START_TEST(test_perf_string)
+{
+	char buf[128];
+	pfmcat_perf_string(strings[_i].intel, strings[_i].config, strings[_i].config1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, strings[_i].want);
+}
+END_TEST
+
+/* Pure: the counters an encoding may use (Intel SDM 3B fixed counters; Linux FIXED_EVENT_CONSTRAINT). */
+static const struct {
+	bool intel;
+	uint64_t config;
+	unsigned gp, fixed;
+	uint64_t mask;
+	int fixed_counter;
+} counters[] = {
+	{ true, 0x08d1, 8, 3, 0xff, -1 },
+	{ true, 0x00c0, 8, 3, 0xff | (1ULL << 32), -1 },	/* instructions: fixed 0 or any */
+	{ true, 0x003c, 4, 3, 0x0f | (1ULL << 33), -1 },	/* core cycles: fixed 1 or any */
+	{ true, 0x0300, 8, 3, 1ULL << 34, 34 },			/* reference cycles: fixed 2 only */
+	{ true, 0x0400, 16, 4, 1ULL << 35, 35 },		/* topdown slots: fixed 3 only */
+	{ true, 0x0400, 8, 3, 0xff, -1 },			/* no fixed counter 3 on Skylake */
+	{ true, 0x01c0, 8, 3, 0xff, -1 },			/* INST_RETIRED.ALL is not the fixed event */
+	{ true, 0x10000c0, 8, 3, 0xff, -1 },			/* nor is it with a cmask */
+	{ false, 0x00c0, 6, 0, 0x3f, -1 },			/* AMD: no fixed counters */
+};
+
+START_TEST(test_counters)
+{
+	uint64_t mask;
+	int fixed;
+	pfmcat_counters(counters[_i].intel, counters[_i].config, counters[_i].gp, counters[_i].fixed, &mask, &fixed);
+	ck_assert_uint_eq(mask, counters[_i].mask);
+	ck_assert_int_eq(fixed, counters[_i].fixed_counter);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	char *a = pfmcat_event_name("MEM_LOAD_RETIRED", "L1_MISS"), *b = pfmcat_event_name("UOPS_ISSUED", NULL);
+	ck_assert_str_eq(a, "MEM_LOAD_RETIRED.L1_MISS");
+	ck_assert_str_eq(b, "UOPS_ISSUED");
+	free(a);
+	free(b);
+}
+END_TEST
+
+#ifdef LAUKA_HAVE_LIBPFM
+#include <perfmon/pfmlib.h>
+
+/* The test's own count: libpfm4's public API, one event per umask attribute, one when there is none. */
+static size_t count_model(const char *model)
+{
+	ck_assert_int_eq(pfm_initialize(), PFM_SUCCESS);
+	pfm_pmu_t p;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi = { .size = sizeof(pi) };
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || strcmp(pi.name, model))
+			continue;
+		size_t total = 0;
+		for (int e = pi.first_event; e != -1; e = pfm_get_event_next(e)) {
+			pfm_event_info_t ei = { .size = sizeof(ei) };
+			ck_assert_int_eq(pfm_get_event_info(e, PFM_OS_NONE, &ei), PFM_SUCCESS);
+			size_t um = 0;
+			for (int a = 0; a < ei.nattrs; a++) {
+				pfm_event_attr_info_t ai = { .size = sizeof(ai) };
+				ck_assert_int_eq(pfm_get_event_attr_info(e, a, PFM_OS_NONE, &ai), PFM_SUCCESS);
+				um += ai.type == PFM_ATTR_UMASK;
+			}
+			total += um ? um : 1;
+		}
+		return total;
+	}
+	ck_abort_msg("libpfm4 has no model %s", model);
+	return 0;
+}
+
+static const struct {
+	const char *model;
+	size_t stated;		/* the count the issue states, 0 = none stated */
+	unsigned gp, fixed;
+} models[] = {
+	{ "skl", 437, 8, 3 },
+	{ "icl", 0, 16, 4 },
+	{ "spr", 0, 16, 4 },
+	{ "amd64_fam19h_zen4", 303, 6, 0 },
+	{ "amd64_fam17h_zen2", 0, 6, 0 },
+};
+
+START_TEST(test_model_counts)
+{
+	struct lk_pmu pmu;
+	char err[256] = "";
+	ck_assert_msg(pfmcat_catalog(models[_i].model, &pmu, err, sizeof(err)) == 0, "%s", err);
+	size_t want = count_model(models[_i].model);
+	ck_assert_uint_eq(pmu.nevents, want);
+	if (models[_i].stated)
+		ck_assert_uint_eq(pmu.nevents, models[_i].stated);
+	ck_assert_str_eq(pmu.kind, "pfm");
+	ck_assert_str_eq(pmu.name, models[_i].model);
+	ck_assert_uint_eq(pmu.config_mask, (1ULL << models[_i].gp) - 1);
+	ck_assert_uint_eq(pmu.fixed_mask >> PFMCAT_FIXED_BASE, (1ULL << models[_i].fixed) - 1);
+	char why[256];
+	ck_assert_msg(pmu_validate(&pmu, why, sizeof(why)) == 0, "%s", why);
+	for (size_t i = 0; i < pmu.nevents; i++)
+		ck_assert_msg(pmu.events[i].perf_type == 4, "%s: type %u", pmu.events[i].name,
+			      pmu.events[i].perf_type);	/* PERF_TYPE_RAW: every umask encodes */
+	pmu_release(&pmu);
+}
+END_TEST
+
+/* This Debian build of libpfm4 is x86 only: no ARM core model to count (reference/linux.md 2). */
+START_TEST(test_no_arm_tables)
+{
+	ck_assert_int_eq(pfm_initialize(), PFM_SUCCESS);
+	pfm_pmu_t p;
+	size_t arm = 0;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi = { .size = sizeof(pi) };
+		if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && !strncmp(pi.name, "arm_", 4))
+			arm++;
+	}
+	ck_assert_uint_eq(arm, 0);
+	char err[256], hex[65];
+	ck_assert_int_eq(pfmcat_fingerprint("arm_n1", hex, err, sizeof(err)), -LK_ENOENT);
+}
+END_TEST
+
+static unsigned long field(const char *s)
+{
+	return strtoul(s, NULL, 0);
+}
+
+/* Intel's published EventCode/UMask/CounterMask/Invert/EdgeDetect/AnyThread against what lauka opens. */
+START_TEST(test_intel_tables)
+{
+	FILE *f = fopen(LAUKA_SRCDIR "/tests/fixtures/intel-perfmon/events.tsv", "r");
+	ck_assert_ptr_nonnull(f);
+	char line[512], err[256];
+	struct lk_pmu skl, icl;
+	ck_assert(pfmcat_catalog("skl", &skl, err, sizeof(err)) == 0);
+	ck_assert(pfmcat_catalog("icl", &icl, err, sizeof(err)) == 0);
+	size_t rows = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		char *col[8], *save = NULL;
+		size_t n = 0;
+		for (char *t = strtok_r(line, "\t\n", &save); t && n < 8; t = strtok_r(NULL, "\t\n", &save))
+			col[n++] = t;
+		ck_assert_uint_eq(n, 8);
+		const struct lk_pmu *p = !strcmp(col[0], "skl") ? &skl : &icl;
+		const struct lk_event *ev = pmu_find(p, col[1]);
+		ck_assert_msg(ev != NULL, "%s: no event %s", col[0], col[1]);
+		uint64_t c = ev->number;
+		ck_assert_msg((c & 0xff) == field(col[2]), "%s EventCode", col[1]);
+		ck_assert_msg(((c >> 8) & 0xff) == field(col[3]), "%s UMask", col[1]);
+		ck_assert_msg(((c >> 24) & 0xff) == field(col[4]), "%s CounterMask", col[1]);
+		ck_assert_msg(((c >> 23) & 1) == field(col[5]), "%s Invert", col[1]);
+		ck_assert_msg(((c >> 18) & 1) == field(col[6]), "%s EdgeDetect", col[1]);
+		ck_assert_msg(((c >> 21) & 1) == field(col[7]), "%s AnyThread", col[1]);
+		ck_assert_uint_eq(ev->config1, 0);
+		rows++;
+	}
+	fclose(f);
+	ck_assert_uint_ge(rows, 15);
+	/* Intel: TOPDOWN.SLOTS is "Fixed counter 3" only. */
+	const struct lk_event *slots = pmu_find(&icl, "topdown.slots");
+	ck_assert_int_eq(slots->fixed_counter, PFMCAT_FIXED_BASE + 3);
+	pmu_release(&skl);
+	pmu_release(&icl);
+}
+END_TEST
+
+/* libpfm4's own spellings reach the same event; names are case-insensitive. */
+START_TEST(test_aliases)
+{
+	struct lk_pmu skl;
+	char err[256];
+	ck_assert(pfmcat_catalog("skl", &skl, err, sizeof(err)) == 0);
+	const struct lk_event *a = pmu_find(&skl, "mem_load_retired.l1_miss");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_eq(pmu_find(&skl, "MEM_LOAD_RETIRED:L1_MISS"), a);
+	ck_assert_ptr_eq(pmu_find(&skl, "skl::mem_load_retired:l1_miss"), a);
+	ck_assert_ptr_null(pmu_find(&skl, "icl::MEM_LOAD_RETIRED:L1_MISS"));
+	pmu_release(&skl);
+}
+END_TEST
+
+/* Which names are libpfm4 events (for the error on a machine without the PMU), and of which model. */
+static const struct {
+	const char *name;
+	const char *model;	/* NULL: not an event; "" any model */
+} known[] = {
+	{ "skl::MEM_LOAD_RETIRED:L1_MISS", "skl" },
+	{ "SKL::mem_load_retired:l1_miss", "skl" },
+	{ "icl::mem_load_retired.l3_miss", "icl" },
+	{ "amd64_fam19h_zen4::retired_instructions", "amd64_fam19h_zen4" },
+	{ "mem_load_retired.l1_miss", "" },
+	{ "MEM_LOAD_RETIRED:L1_MISS", "" },
+	{ "skl::RETIRED_INSTRUCTIONS", NULL },	/* Zen's name, not Skylake's */
+	{ "MEM_LOAD_RETIRED", NULL },		/* needs a umask */
+	{ "nosuch.thing", NULL },
+	{ "cycles", NULL },			/* the generic perf table is not a core model */
+	{ "", NULL },
+};
+
+START_TEST(test_known)
+{
+	char model[64] = "";
+	bool k = pfmcat_known(known[_i].name, model, sizeof(model));
+	ck_assert_msg(k == (known[_i].model != NULL), "%s: %d", known[_i].name, k);
+	if (k && *known[_i].model)
+		ck_assert_str_eq(model, known[_i].model);
+}
+END_TEST
+
+/* Every vendor row of catalog/expectations.tsv names an event of some model (no dead rows). */
+START_TEST(test_expectations_resolve)
+{
+	struct calib_expectations exp = { 0 };
+	char err[256];
+	ck_assert_int_eq(calib_expect_builtin(&exp, err, sizeof(err)), 0);
+	static const char *const names[] = { "skl", "amd64_fam19h_zen4" };
+	struct lk_pmu pmu[2];
+	for (size_t m = 0; m < 2; m++)
+		ck_assert(pfmcat_catalog(names[m], &pmu[m], err, sizeof(err)) == 0);
+	size_t vendor = 0;
+	for (size_t i = 0; i < exp.n; i++) {
+		const char *ev = exp.rows[i].event;
+		bool caps = true;
+		for (const char *c = ev; *c; c++)
+			caps &= !(*c >= 'a' && *c <= 'z');
+		if (strcmp(exp.rows[i].kind, "any") || !caps)
+			continue;
+		vendor++;
+		const struct lk_event *e0 = pmu_find(&pmu[0], ev), *e1 = pmu_find(&pmu[1], ev);
+		ck_assert_msg(e0 || e1, "expectations.tsv: '%s' is in neither skl nor zen4", ev);
+		const struct calib_expect *checks[16];
+		ck_assert_uint_ge(calib_expect_for(&exp, e0 ? &pmu[0] : &pmu[1], e0 ? e0 : e1, checks, 16), 1);
+	}
+	ck_assert_uint_ge(vendor, 8);
+	pmu_release(&pmu[0]);
+	pmu_release(&pmu[1]);
+	calib_expect_release(&exp);
+}
+END_TEST
+
+/* LIBPFM_ENCODE_INACTIVE is set only while libpfm4 initialises. */
+START_TEST(test_env_restored)
+{
+	unsetenv("LIBPFM_ENCODE_INACTIVE");
+	char **names;
+	size_t n;
+	char err[256];
+	ck_assert_int_eq(pfmcat_present(&names, &n, err, sizeof(err)), 0);
+	pfmcat_names_free(names, n);
+	ck_assert_ptr_null(getenv("LIBPFM_ENCODE_INACTIVE"));
+	ck_assert(pfmcat_available());
+	ck_assert_str_ne(pfmcat_version(), "");
+}
+END_TEST
+#endif
+
+Suite *pfm_suite(void)
+{
+	Suite *s = suite_create("pfm");
+	TCase *tc = tcase_create("pfm");
+	tcase_set_timeout(tc, 0);
+	tcase_add_loop_test(tc, test_perf_string, 0, (int)ARRAY_SIZE(strings));
+	tcase_add_loop_test(tc, test_counters, 0, (int)ARRAY_SIZE(counters));
+	tcase_add_test(tc, test_names);
+#ifdef LAUKA_HAVE_LIBPFM
+	tcase_add_loop_test(tc, test_model_counts, 0, (int)ARRAY_SIZE(models));
+	tcase_add_test(tc, test_no_arm_tables);
+	tcase_add_test(tc, test_intel_tables);
+	tcase_add_test(tc, test_aliases);
+	tcase_add_test(tc, test_env_restored);
+	tcase_add_loop_test(tc, test_known, 0, (int)ARRAY_SIZE(known));
+	tcase_add_test(tc, test_expectations_resolve);
+#endif
+	suite_add_tcase(s, tc);
+	return s;
+}
