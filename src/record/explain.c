@@ -280,7 +280,10 @@ void explain_print_functions(FILE *f, const struct cg_table *funcs, const struct
 	uint64_t total = cg_table_total(funcs);
 	char v[32];
 	fprintf(f, "  functions by self Ir (callgrind, the last measured run, every process):\n");
-	fprintf(f, "    %10s  %6s  %-10s  %s\n", "Ir", "share", ref ? "delta" : "", "function  object");
+	if (ref)
+		fprintf(f, "    %10s  %6s  %-10s  %s\n", "Ir", "share", "delta", "function  object");
+	else
+		fprintf(f, "    %10s  %6s  %s\n", "Ir", "share", "function  object");
 	for (size_t i = 0; i < funcs->n && i < EXPLAIN_TOP && funcs->f[i].cost; i++) {
 		const struct cg_func *fn = &funcs->f[i];
 		char d[32] = "";
@@ -290,8 +293,11 @@ void explain_print_functions(FILE *f, const struct cg_table *funcs, const struct
 			report_fmt_value(fabs((double)dv), NULL, d + 1, sizeof(d) - 1);
 			d[0] = dv < 0 ? '-' : '+';
 		}
-		fprintf(f, "    %10s  %5.1f%%  %-10s  %s  %s\n", v, total ? 100.0 * (double)fn->cost / (double)total : 0, d,
-			fn->function, fn->object);
+		double share = total ? 100.0 * (double)fn->cost / (double)total : 0;
+		if (ref)
+			fprintf(f, "    %10s  %5.1f%%  %-10s  %s  %s\n", v, share, d, fn->function, fn->object);
+		else
+			fprintf(f, "    %10s  %5.1f%%  %s  %s\n", v, share, fn->function, fn->object);
 	}
 	size_t nd;
 	struct cg_func *d = changes(funcs, ref, &nd);
@@ -311,7 +317,7 @@ void explain_print(FILE *f, const struct explain *x, const struct explain_cmd *c
 	const struct diag_reading *rd = &c->rd;
 	char buf[512];
 	const char *work = x->role[DIAG_WORK]->name;
-	fprintf(f, "\n  diagnosis  %s (%s)\n", diag_verdict_names[rd->verdict], verdict_rule(x, rd, buf, sizeof(buf)));
+	fprintf(f, "  diagnosis  %s (%s)\n", diag_verdict_names[rd->verdict], verdict_rule(x, rd, buf, sizeof(buf)));
 	if (x->role[DIAG_MEMORY])
 		print_rate(f, x->role[DIAG_MEMORY]->name, &rd->mem, work, "chase");
 	if (x->role[DIAG_BRANCH])
@@ -322,6 +328,7 @@ void explain_print(FILE *f, const struct explain *x, const struct explain_cmd *c
 	if (c->has_cause)
 		fprintf(f, "  delta cause %s\n", diag_cause_names[c->cause]);
 	explain_print_functions(f, c->funcs, ref);
+	fputc('\n', f);
 }
 
 static void json_num(FILE *f, double v)
