@@ -188,7 +188,7 @@ static void relative(char *buf, size_t len, double v, double ref, const char *wh
 		snprintf(buf, len, "%s counts none", what);
 	else if (v <= 0)
 		snprintf(buf, len, "none against %s %.3g", what, ref);
-	else if (v >= ref)
+	else if (v >= 0.1 * ref)
 		snprintf(buf, len, "%.3gx %s", v / ref, what);
 	else
 		snprintf(buf, len, "1/%.3g of %s", ref / v, what);
