@@ -67,7 +67,10 @@ static int load_calibration(struct explain *x, const struct lk_backend *be, stru
 	if (!db || db_latest_verdicts(db, pmu->name, be->name, catalog_machine(cat), &lv, &nlv, err, sizeof(err)) < 0 ||
 	    db_latest_responses(db, pmu->name, be->name, catalog_machine(cat), &rs, &nrs, err, sizeof(err)) < 0) {
 		db_latest_free(lv, nlv);
-		return db ? error("%s", err) , EXIT_COUNTERS : 0;
+		if (!db)
+			return 0;
+		error("%s", err);
+		return EXIT_COUNTERS;
 	}
 	for (size_t i = 0; i < nlv; i++) {
 		add_event(x, lv[i].event, lv[i].verdict, lv[i].profile ? lv[i].profile : "none");
