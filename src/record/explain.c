@@ -289,6 +289,8 @@ void explain_print_functions(FILE *f, const struct cg_table *funcs, const struct
 		fprintf(f, "    %10s  %6s  %s\n", "Ir", "share", "function  object");
 	for (size_t i = 0; i < funcs->n && i < EXPLAIN_TOP && funcs->f[i].cost; i++) {
 		const struct cg_func *fn = &funcs->f[i];
+		if (i >= 3 && (double)fn->cost < 0.001 * (double)total)
+			break;	/* the text stops at 0.1%; the JSON has all ten */
 		char d[32] = "";
 		report_fmt_value((double)fn->cost, NULL, v, sizeof(v));
 		if (ref) {
