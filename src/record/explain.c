@@ -48,9 +48,17 @@ static int load_calibration(struct explain *x, const struct lk_backend *be, stru
 			return 0;
 		for (size_t i = 0; i < m.n; i++) {
 			const char *nm = m.slots[i].name;
+			/*
+			 * A slot that responds to the probe but is not corroborated as a
+			 * miss count (chase-responsive: stall cycles read hundreds per
+			 * step) still places the command between control and probe:
+			 * the fraction rule is relative to the probe, not a count.
+			 */
 			const char *profile = !nm ? "none" : !strcmp(nm, "work") ? "work-like" :
-					      !strcmp(nm, "cache-misses") ? "memory-bound-like" :
-					      !strcmp(nm, "branch-misses") ? "branch-like" : "none";
+					      !strcmp(nm, "cache-misses") || !strcmp(nm, "chase-responsive") ?
+					      "memory-bound-like" :
+					      !strcmp(nm, "branch-misses") || !strcmp(nm, "branch-responsive") ?
+					      "branch-like" : "none";
 			char slot[32];
 			snprintf(slot, sizeof(slot), "slot%ld", m.slots[i].slot);
 			add_event(x, slot, nm ? "validated" : "unnamed", profile);

@@ -4,7 +4,8 @@ command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the xctrace s
 [ -x "$LAUKA_BUILD/lauka-probe" ] || skip "lauka-probe not built"
 
 # --- xctrace --guided: calibrate names the slots from the stand-in's synthetic Figure-11-like tables
-# (tests/xctrace-synth.py: the cache slot reads 0.0834 per work count on alu and 8.8165 on chase, the
+# (tests/xctrace-synth.py: the cache slot, named chase-responsive as its count per step is not a miss
+# count's, reads 0.0834 per work count on alu and 8.8165 on chase, the
 # mispredict slot 25x alu on branch), then record reads each command against that map.  The stand-in
 # serves a probe's table by the command's arguments (it does not count anything), so `true chase N`
 # stands for the chase probe at N steps: the rules are tested, not a real Mac.
