@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend/callgrind.h"
 #include "catalog/pmu.h"
 
 struct lk_counts {
@@ -114,6 +115,15 @@ struct lk_backend {
 	 * child, or -LK_E* with a reason.
 	 */
 	int (*bind)(void *priv, pid_t spawner, char *err, size_t len);
+	/*
+	 * Optional: where the work of each run goes, by function.  After
+	 * keep_functions(), read() also gathers the self cost of every
+	 * function of the run (valgrind: callgrind's Ir, every part of every
+	 * process's file) and functions() hands over that table for the run
+	 * read last (malloc'd, the caller releases it), or NULL.
+	 */
+	void (*keep_functions)(void *priv);
+	struct cg_table *(*functions)(void *priv);
 };
 
 /* A backend with its private state, as the runner and the commands hold it. */

@@ -54,6 +54,7 @@
  * captures and shows only when the command fails.
  */
 #include "backend/backend.h"
+#include "backend/callgrind.h"
 #include "backend/valgrind.h"
 #include "base/error.h"
 #include "base/exec-path.h"
@@ -102,6 +103,8 @@ struct valgrind_priv {
 	char *cmdline;		/* the wrapped command as a cmd: line shows it; NULL when unknown */
 	char *cmdline_path;	/* the same with argv[0] resolved (valgrind shows scripts found in PATH so) */
 	char *warned;		/* the last command warned about exec: each is warned once */
+	bool keep;		/* keep_functions(): gather the self Ir by function of each run */
+	struct cg_table *funcs;	/* of the run read last, when keep */
 };
 
 static int valgrind_detect(char *why, size_t len)
@@ -563,6 +566,32 @@ static int read_kept_lines(const char *path, char **out, size_t *len)
 	return 0;
 }
 
+/*
+ * Add a whole output file's self Ir by function to t (record --explain:
+ * the output of a measured run, reused, so explaining costs no extra run).
+ */
+static int read_functions(const char *path, struct cg_table *t, char *err, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		lk_errbuf(err, len, "cannot read valgrind's output '%s': %s", path, strerror(errno));
+		return -LK_EIO;
+	}
+	struct cg_parser *cp = cg_parser_new("Ir", 0, t);
+	char *line = NULL, why[200] = "";
+	size_t cap = 0;
+	ssize_t l;
+	int r = 0;
+	while (r == 0 && (l = getline(&line, &cap, f)) > 0)
+		r = cg_parser_line(cp, line, (size_t)l, why, sizeof(why));
+	r = r ? r : cg_parser_finish(cp, why, sizeof(why));
+	if (r)
+		lk_errbuf(err, len, "'%s': %s", path, why);
+	free(line);
+	fclose(f);
+	return r;
+}
+
 /* The pid in a cg.<pid>.out name, or -1. */
 static long out_pid(const char *name)
 {
@@ -626,8 +655,11 @@ static int sweep(struct valgrind_priv *p, long root, const char *const *names, u
 					if (check_space(p, err, len) == 0)
 						lk_errbuf(err, len, "'%s': %s", path, why);
 					ret = -LK_EIO;
-				} else if (out_pid(de->d_name) == root) {
-					check_exec(p, buf, n);
+				} else {
+					if (out_pid(de->d_name) == root)
+						check_exec(p, buf, n);
+					if (p->funcs && read_functions(path, p->funcs, err, len) < 0)
+						ret = -LK_EIO;
 				}
 				*missing |= miss;
 				(*nfiles)++;
@@ -648,6 +680,12 @@ static int valgrind_read(void *priv, const struct lk_run_info *run, struct lk_co
 	size_t nfiles = 0;
 	for (size_t i = 0; i < p->n; i++)
 		names[i] = p->sel[i].ev->name;
+	if (p->keep) {
+		if (p->funcs)
+			cg_table_release(p->funcs);
+		else
+			p->funcs = xcalloc(1, sizeof(*p->funcs));
+	}
 	int r = sweep(p, p->cmdline ? (long)run->pid : -1, names, sums, &missing, &nfiles, err, len);
 	/* No file at all from a run that succeeded: valgrind could not write
 	 * one.  (When the command or valgrind failed before any process
@@ -670,9 +708,27 @@ static void valgrind_detach(void *priv)
 		sweep(p, -1, NULL, NULL, NULL, NULL, NULL, 0);
 }
 
+static void valgrind_keep_functions(void *priv)
+{
+	((struct valgrind_priv *)priv)->keep = true;
+}
+
+static struct cg_table *valgrind_functions(void *priv)
+{
+	struct valgrind_priv *p = priv;
+	struct cg_table *t = p->funcs;
+	p->funcs = NULL;
+	return t;
+}
+
 static void valgrind_close(void *priv)
 {
 	struct valgrind_priv *p = priv;
+	if (p->funcs) {
+		cg_table_release(p->funcs);
+		free(p->funcs);
+		p->funcs = NULL;
+	}
 	free(p->cmdline);
 	free(p->cmdline_path);
 	free(p->warned);
@@ -697,4 +753,6 @@ const struct lk_backend backend_valgrind = {
 	.read = valgrind_read,
 	.detach = valgrind_detach,
 	.close = valgrind_close,
+	.keep_functions = valgrind_keep_functions,
+	.functions = valgrind_functions,
 };

@@ -111,6 +111,7 @@ SETTER(set_csv, "--export-csv", o->exports[EXPORT_CSV] = v)
 SETTER(set_markdown, "--export-markdown", o->exports[EXPORT_MARKDOWN] = v)
 SETTER(set_plot, "--plot", o->plot = v)
 SETTER(set_guided, "--guided", o->guided = true)
+SETTER(set_explain, "--explain", o->explain = true)
 SETTER(set_shell, "--shell", o->shell = v)
 SETTER(set_interleave, "--interleave", o->interleave = true)
 SETTER(set_passes, "--passes", o->passes = true)
@@ -145,6 +146,7 @@ static const struct record_option {
 	{ "--export-markdown", NULL, true, set_markdown },
 	{ "--plot", NULL, true, set_plot },
 	{ "--guided", NULL, false, set_guided },
+	{ "--explain", NULL, false, set_explain },
 	{ "--shell", "-S", true, set_shell },
 	{ "--interleave", NULL, false, set_interleave },
 	{ "--passes", NULL, false, set_passes },

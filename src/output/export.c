@@ -147,6 +147,8 @@ static void json_command(FILE *f, const struct export_command *ec, const char *i
 		export_json_str(f, ec->detail_key);
 		fprintf(f, ": %s", ec->detail);
 	}
+	if (ec->diagnosis)
+		fprintf(f, ", \"diagnosis\": %s", ec->diagnosis);
 	fputs("}", f);
 }
 
@@ -227,11 +229,22 @@ static void csv_num(FILE *f, double v)
 		fprintf(f, "%.17g", v);
 }
 
+/* record --explain: every command carries a diagnosis (its verdict and delta cause become columns). */
+static bool explained(const struct export_run *r)
+{
+	bool any = false;
+	for (size_t c = 0; c < r->ncmds; c++)
+		any |= r->cmds[c].verdict != NULL;
+	return any;
+}
+
 void export_csv(FILE *f, const struct export_run *r)
 {
+	bool ex = explained(r);
 	fputs("command_index,command_name,command,exit_code,runs,measurement,unit,counted,runs_counted,mean,stddev,min,max,"
 	      "q1,median,q3,outliers,delta_percent,delta_ci95_low,delta_ci95_high,delta_verdict,checks_passed,"
-	      "checks_total\r\n", f);
+	      "checks_total", f);
+	fputs(ex ? ",verdict,delta_cause\r\n" : "\r\n", f);
 	for (size_t c = 0; c < r->ncmds; c++) {
 		const struct export_command *ec = &r->cmds[c];
 		for (size_t m = 0; m < ec->nrows; m++) {
@@ -267,6 +280,8 @@ void export_csv(FILE *f, const struct export_run *r)
 				fprintf(f, "%zu,%zu", ec->checks_passed, ec->runs);
 			else
 				fputc(',', f);
+			if (ex)
+				fprintf(f, ",%s,%s", ec->verdict ? ec->verdict : "", ec->delta_cause ? ec->delta_cause : "");
 			fputs("\r\n", f);
 		}
 	}
@@ -350,6 +365,15 @@ void export_markdown(FILE *f, const struct export_run *r)
 					fputs(" | -", f);
 			}
 			fputs(" |\n", f);
+		}
+	}
+	if (explained(r)) {
+		fputs("\n| command | verdict | delta cause |\n|:---|:---|:---|\n", f);
+		for (size_t c = 0; c < r->ncmds; c++) {
+			const struct export_command *ec = &r->cmds[c];
+			fputs("| ", f);
+			export_md_text(f, ec->name ? ec->name : ec->command);
+			fprintf(f, " | %s | %s |\n", ec->verdict ? ec->verdict : "-", ec->delta_cause ? ec->delta_cause : "-");
 		}
 	}
 	if (!r->ngates)

@@ -28,6 +28,9 @@ struct export_command {
 	size_t checks_passed;
 	const char *detail_key;		/* with detail: the backend's per-run details (a JSON value) */
 	const char *detail;
+	const char *diagnosis;		/* record --explain: the JSON "diagnosis" object, or NULL */
+	const char *verdict;		/* with it: memory-bound, branch-bound or neither (CSV, Markdown) */
+	const char *delta_cause;	/* and for a later command: work, memory, branch, mixed or none (else NULL) */
 };
 
 struct export_gate {

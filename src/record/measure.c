@@ -191,6 +191,8 @@ static int run_measured(struct record *rec, struct record_cmd *c, const char *wh
 	char *d = rec->nbi > 1 && rec->bi[1].ops->json_run ? rec->bi[1].ops->json_run(rec->bi[1].priv) : NULL;
 	if (!warm) {
 		store_sample(rec, c);
+		if (rec->nbi > 1)
+			explain_take_functions(&rec->bi[1], &c->funcs);
 		if (d)
 			strbuf_addf(&c->run_details, "%s%s", c->run_details.len ? ", " : "", d);
 	}

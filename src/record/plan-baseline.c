@@ -178,8 +178,12 @@ static int plan_baseline(struct record *rec)
 	for (size_t i = 0; i < rec->ncmds && !r; i++) {
 		const struct db_baseline_cmd *bc = &b->cmds[match[i]];
 		rec->cmds[i].ref = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(struct lk_stats));
-		for (size_t c = 0; c < rec->ncols; c++)
+		rec->cmds[i].ref_samples = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(*rec->cmds[i].ref_samples));
+		rec->cmds[i].ref_runs = bc->runs;
+		for (size_t c = 0; c < rec->ncols; c++) {
 			stats_compute(bc->samples[bcol[c]], bc->runs, &rec->cmds[i].ref[c]);
+			rec->cmds[i].ref_samples[c] = bc->samples[bcol[c]];
+		}
 	}
 	free(match);
 	free(bcol);

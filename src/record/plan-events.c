@@ -348,6 +348,18 @@ int plan_events(struct record *rec)
 		if ((r = select_name(rec, gt->name)))
 			return r;
 	}
+	/*
+	 * --explain measures the events the calibration chose (work, memory,
+	 * branch, cycles), whether or not -m names them; it fails here, before
+	 * anything runs, without a calibration.
+	 */
+	if (rec->o.explain) {
+		if ((r = explain_plan(&rec->explain, rec->be, rec->cat, rec->o.guided)))
+			return r;
+		for (int k = 0; k < DIAG_ROLES; k++)
+			if (rec->explain.cat_ev[k])
+				sel_add(rec, 1, rec->explain.cat_ev[k], false);
+	}
 	/* Counter-constrained events (kpep) must fit on the counters together. */
 	if (bpmu && rec->nsel[1] && schedule(rec, bpmu) < 0)
 		return EXIT_COUNTERS;
@@ -450,6 +462,9 @@ int plan_backends(struct record *rec)
 			}
 		}
 		if (kept == rec->nsel[1]) {
+			/* Where the work goes (valgrind): for --explain, and for a gate that fails. */
+			if ((rec->o.explain || rec->ngates) && bi->ops->keep_functions)
+				bi->ops->keep_functions(bi->priv);
 			rec->nbi++;
 			break;
 		}

@@ -41,6 +41,9 @@ void record_cmd_free(struct record *rec, struct record_cmd *c)
 	free(c->coverage);
 	free(c->check_ok);
 	free(c->ref);
+	free(c->ref_samples);
+	explain_free_functions(&c->funcs);
+	free(c->diagnosis);
 	free(c->detail);
 	strbuf_release(&c->run_details);
 	cmdline_free(c->prog.argv);
@@ -181,4 +184,5 @@ void record_release(struct record *rec)
 	catalog_close(rec->rcat);
 	catalog_close(rec->cat);
 	pmu_release(&rec->rpmu);
+	explain_release(&rec->explain);
 }

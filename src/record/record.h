@@ -27,6 +27,7 @@
 #include "machine/catalog.h"
 #include "catalog/db.h"
 #include "base/progress.h"
+#include "record/explain.h"
 #include "record/order.h"
 #include "output/report.h"
 #include "spawn/runner.h"
@@ -61,6 +62,7 @@ struct record_opts {
 	const char *exports[EXPORT_COUNT];	/* file names, NULL when not asked for */
 	const char *plot;			/* --plot FILE.svg: the deltas drawn (output/plot-out.h) */
 	bool guided;				/* --guided: xctrace's guided-mode slots, named by calibration */
+	bool explain;				/* --explain: a diagnosis under each command (record/explain.h) */
 	const char *shell;			/* -S/--shell */
 	bool interleave;
 	bool passes;				/* --passes: events that do not fit the counters together, in passes */
@@ -110,6 +112,11 @@ struct record_cmd {
 	struct lk_stats *ref;			/* [col] the baseline's statistics, with --baseline */
 	struct strbuf run_details;		/* the backend's json_run of each measured run, comma-separated */
 	char *detail;				/* {"scope": ..., "runs": [...]} once finished, or NULL */
+	const double **ref_samples;		/* [col] the baseline's samples, with --baseline */
+	size_t ref_runs;
+	struct cg_table *funcs;			/* valgrind, with --explain or a gate: the last measured run's functions */
+	struct explain_cmd ex;			/* --explain: the diagnosis, once the block is printed */
+	char *diagnosis;			/* --explain: its JSON object */
 };
 
 struct record_gate {
@@ -159,6 +166,7 @@ struct record {
 	size_t ncmds;
 	struct record_gate *gates;
 	size_t ngates;
+	struct explain explain;			/* --explain: the calibration read and the events chosen */
 	struct db *db;				/* for baselines; owned unless it is the catalogue's */
 	bool own_db;
 	struct db_baseline base;

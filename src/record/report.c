@@ -104,6 +104,44 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);
 }
 
+/* The column of a measured event of the counter backend, or -1. */
+static long column_of(const struct record *rec, const struct lk_event *ev)
+{
+	for (size_t i = 0; ev && i < rec->ncols; i++)
+		if (rec->cols[i].backend == 1 && rec->cols[i].ev == ev)
+			return (long)i;
+	return -1;
+}
+
+/* --explain: the diagnosis under command c's block, against the first command or the baseline. */
+static void explain_block(struct record *rec, struct record_cmd *c)
+{
+	const struct explain *x = &rec->explain;
+	struct explain_cmd *e = &c->ex, base = { 0 };
+	long col[DIAG_ROLES];
+	for (int k = 0; k < DIAG_ROLES; k++) {
+		col[k] = column_of(rec, x->cat_ev[k]);
+		e->runs[k] = col[k] >= 0 ? c->vals[col[k]] : NULL;
+		base.runs[k] = col[k] >= 0 && c->ref_samples ? c->ref_samples[col[k]] : NULL;
+	}
+	e->n = c->done;
+	e->funcs = c->funcs;
+	explain_read(x, e);
+	const struct cg_table *ref_funcs = NULL;
+	if (c->ref_samples) {
+		base.n = c->ref_runs;
+		explain_read(x, &base);
+		explain_cause(&base, e);
+	} else if (c != &rec->cmds[0] && rec->cmds[0].done) {
+		explain_cause(&rec->cmds[0].ex, e);
+		ref_funcs = rec->cmds[0].funcs;
+	}
+	explain_print(stdout, x, e, ref_funcs);
+	free(c->diagnosis);
+	c->diagnosis = explain_json(x, e, ref_funcs);
+	record_flush_stdout(rec);
+}
+
 void record_report_ready(struct record *rec)
 {
 	progress_clear(&rec->prog);
@@ -118,6 +156,8 @@ void record_report_ready(struct record *rec)
 		compute_rows(rec, c);
 		if (c->done)
 			print_block(rec, c, (unsigned)rec->next_block, NULL);
+		if (c->done && rec->o.explain)
+			explain_block(rec, c);
 	}
 }
 
@@ -212,6 +252,17 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		failed += out[i].eval.failed;
 	printf("\n%zu of %zu gate check%s failed\n", failed, *n, *n == 1 ? "" : "s");
 	free(cells);
+	/* Under valgrind, where the work of a command that failed a gate went (--explain shows it anyway). */
+	for (size_t ci = 0; ci < rec->ncmds && !rec->o.explain; ci++) {
+		bool gated = false;
+		for (size_t i = 0; i < *n; i++)
+			gated |= out[i].command == ci && out[i].eval.failed;
+		const struct record_cmd *c = &rec->cmds[ci];
+		if (!gated || !c->funcs)
+			continue;
+		printf("\nCommand %zu (failed a gate): %s\n", ci + 1, c->name ? c->name : c->prog.text);
+		explain_print_functions(stdout, c->funcs, rec->have_base || ci == 0 ? NULL : rec->cmds[0].funcs);
+	}
 	record_flush_stdout(rec);
 	return out;
 }
@@ -294,6 +345,9 @@ static void fill_export(const struct record_cmd *c, const struct record *rec, st
 		.samples = (const double *const *)c->vals, .nrows = rec->ncols, .check_passed = c->check_ok,
 		.checks_passed = c->checks_passed, .detail = c->detail,
 		.detail_key = c->detail && rec->be ? rec->be->name : NULL,
+		.diagnosis = c->diagnosis,
+		.verdict = c->diagnosis ? diag_verdict_names[c->ex.rd.verdict] : NULL,
+		.delta_cause = c->diagnosis && c->ex.has_cause ? diag_cause_names[c->ex.cause] : NULL,
 	};
 }
 

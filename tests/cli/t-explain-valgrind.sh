@@ -1,0 +1,95 @@
+# record --explain under valgrind: workloads of known character get the verdict their construction implies, the doubled chain's delta is work, functions equal callgrind_annotate's, errors before anything runs
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
+work="$LAUKA_BUILD/explain-work"
+[ -x "$work" ] || skip "explain-work not built"
+
+# No calibration for this backend: an error before anything runs, with the command that makes one.
+run "$LAUKA" record --backend valgrind --explain -- "$work chain 1000"
+expect_rc 1
+expect_err "^error: --explain reads this machine's calibration of the valgrind backend, and none is stored"
+expect_err "^fix: lauka calibrate --backend valgrind --quick"
+expect_no_out
+# rusage has no counters: a usage error naming the backends that can.
+run "$LAUKA" record --backend rusage --explain -- true
+expect_rc 1
+expect_err "^error: --explain needs counters"
+expect_err "valgrind.*perf.*kperf.*xctrace"
+
+run "$LAUKA" calibrate --backend valgrind --quick
+expect_rc 0
+
+# The chain first, so that its doubled run is compared with it; then the chase and the coin toss.
+run "$LAUKA" record --backend valgrind --explain -n 3 --export-json out.json --export-csv out.csv --export-markdown out.md -- \
+	"$work chain 400000" "$work chain 800000" "$work chase 600000" "$work branch 800000"
+expect_rc 0
+printf '%s\n' "$out" > out.txt
+# Each block's verdict line states the rule it applied.
+[ "$(grep -c '^  diagnosis  ' out.txt)" = 4 ] || fail "expected four diagnoses: $out"
+expect_out "diagnosis  neither (memory [0-9.]*%, branch [0-9.]*% of the cycles; bound at 30% or more)"
+expect_out "cost model estimated cycles = Ir + 35 x DLmr + 26 x Bcm"
+expect_out "delta cause work"
+
+# The reference: how the programs are built, read in raw callgrind output (not through lauka):
+# chase's loads miss the LL once per step, branch mispredicts about half its iterations, the chain
+# neither; the doubled chain runs twice the chain's instructions.
+raw() {
+	rm -f raw.out
+	valgrind -q --tool=callgrind --cache-sim=yes --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
+		--LL=8388608,16,64 --callgrind-out-file=raw.out "$work" "$@" >/dev/null 2>&1 || fail "raw valgrind $*"
+	awk '/^events:/ { for (i = 2; i <= NF; i++) ev[i] = $i } /^summary:/ { for (i = 2; i <= NF; i++) print ev[i], $i }' raw.out
+}
+raw chase 600000 > chase.ev
+raw branch 800000 > branch.ev
+python3 - "$@" <<'PY' || fail "raw callgrind does not show the workloads' construction"
+ev = lambda f: {k: int(v) for k, v in (l.split() for l in open(f))}
+c, b = ev("chase.ev"), ev("branch.ev")
+assert abs(c["DLmr"] - 600000) < 6000, c        # one LL miss per step
+assert abs(b["Bcm"] - 400000) < 40000, b        # a coin toss: half mispredict
+PY
+
+python3 - <<'PY' || fail "JSON diagnosis: $(cat out.json)"
+import json
+d = json.load(open("out.json"))
+cmds = d.get("commands") or d.get("results")
+dg = [c["diagnosis"] for c in cmds]
+want = ["neither", "neither", "memory-bound", "branch-bound"]
+assert [x["verdict"] for x in dg] == want, [x["verdict"] for x in dg]
+assert "delta_cause" not in dg[0]
+assert dg[1]["delta_cause"] == "work", dg[1]
+for x in dg:
+    assert x["work_event"] == "Ir"
+    assert {r["event"]: r["probe_name"] for r in x["rates"]} == {"DLmr": "chase", "Bcm": "branch"}
+    assert x["cycle_shares"]["model"] == "valgrind-estimate"
+    assert x["functions"] and all(set(f) == {"function", "object", "ir", "delta_ir"} for f in x["functions"])
+assert dg[2]["cycle_shares"]["memory"] >= 0.3 and dg[3]["cycle_shares"]["branch"] >= 0.3
+# The workload's own function leads each list, all its work.
+names = ["chain", "chain", "chase", "branch"]
+for x, n in zip(dg, names):
+    assert x["functions"][0]["function"] == n and x["functions"][0]["object"].endswith("explain-work"), x["functions"][0]
+assert dg[0]["functions"][0]["delta_ir"] is None
+# the doubled chain's function: its delta is its change against the first command's
+f0, f1 = dg[0]["functions"][0], dg[1]["functions"][0]
+assert f1["delta_ir"] == f1["ir"] - f0["ir"] > 0, (f0, f1)
+open("chain.ir", "w").write(str(f1["ir"]))
+PY
+head -1 out.csv | grep -q ',verdict,delta_cause' || fail "CSV header lacks verdict and delta cause"
+grep -q 'chain 800000,.*,neither,work' out.csv || fail "CSV lacks the doubled chain's verdict and cause: $(cat out.csv)"
+grep -q '| .*chase 600000 | memory-bound | ' out.md || fail "Markdown lacks the chase's verdict: $(cat out.md)"
+
+# The function numbers are callgrind_annotate's for the same work: the doubled chain's self Ir in a raw run.
+if command -v callgrind_annotate >/dev/null 2>&1; then
+	raw chain 800000 >/dev/null
+	want=$( (cd / && callgrind_annotate --threshold=100 --show=Ir --auto=no --show-percs=no "$OLDPWD/raw.out") 2>/dev/null |
+		awk '/:chain \[/ { gsub(",", "", $1); print $1 }')
+	[ "$want" = "$(cat chain.ir)" ] || fail "chain: lauka $(cat chain.ir) Ir, callgrind_annotate $want"
+fi
+
+# A failed gate lists the gated command's functions without --explain (no extra runs: the same output).
+run "$LAUKA" record --backend valgrind -m Ir --gate Ir=1% -- "$work chain 100000" "$work chain 200000"
+expect_rc 3
+expect_out "Command 2 (failed a gate)"
+expect_out "functions by self Ir"
+printf '%s\n' "$out" | grep -Eq '^ +[0-9.]+[KM]? +[0-9.]+% +\+[0-9.]+[KM]? +chain ' || fail "no chain row with its delta: $out"
+exit 0

@@ -1,0 +1,92 @@
+/*
+ * explain-work: workloads of known character for `record --explain`
+ * (tests/cli/t-explain-valgrind.sh).  Their verdicts follow from how they
+ * are built, not from lauka's formulas:
+ *
+ *   explain-work chase STEPS   dependent loads around one cycle over 16 MiB,
+ *                              twice the simulated 8 MiB LL (an odd stride over a
+ *                              power-of-two length visits every element once
+ *                              per lap, built in one linear pass): every step
+ *                              is a load that misses both caches, and the loop
+ *                              around it is three instructions
+ *   explain-work branch ITERS  the top bit of an LCG decides a branch whose two
+ *                              arms differ (so no select replaces it): a coin
+ *                              toss no predictor can learn, about half mispredict
+ *   explain-work chain ITERS   a dependency chain of multiply-add through a
+ *                              1 KiB table that stays in L1 (the paper's
+ *                              decoder): every load hits, the loop branch is
+ *                              predicted; twice ITERS is twice the same work
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHASE_BYTES (16ul << 20)
+
+__attribute__((noinline)) static unsigned long chase(long steps)
+{
+	size_t n = CHASE_BYTES / sizeof(size_t);
+	size_t *a = malloc(CHASE_BYTES);
+	if (!a)
+		return 0;
+	const size_t stride = 9973;	/* odd, n a power of two: one cycle through all of it */
+	size_t p = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t next = (p + stride) & (n - 1);
+		a[p] = next;
+		p = next;
+	}
+	size_t q = 0;
+	for (long s = 0; s < steps; s++)
+		q = ((volatile size_t *)a)[q];
+	free(a);
+	return q;
+}
+
+__attribute__((noinline)) static unsigned long branch(long iters)
+{
+	unsigned x = 1;
+	unsigned long taken = 0;
+	for (long i = 0; i < iters; i++) {
+		x = x * 1664525u + 1013904223u;
+		if (x >> 31) {
+			__asm__ volatile("nop" ::: "memory");
+			taken++;
+		} else {
+			__asm__ volatile("nop\n\tnop" ::: "memory");
+		}
+	}
+	return taken;
+}
+
+__attribute__((noinline)) static unsigned long chain(long iters)
+{
+	static uint32_t table[256];
+	for (unsigned i = 0; i < 256; i++)
+		table[i] = i * 2654435761u;
+	uint32_t x = 1;
+	for (long i = 0; i < iters; i++)
+		x = table[x & 255] * 31u + x;	/* each step needs the last */
+	return x;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: explain-work chase|branch|chain N\n");
+		return 1;
+	}
+	long n = strtol(argv[2], NULL, 10);
+	unsigned long r;
+	if (!strcmp(argv[1], "chase"))
+		r = chase(n);
+	else if (!strcmp(argv[1], "branch"))
+		r = branch(n);
+	else if (!strcmp(argv[1], "chain"))
+		r = chain(n);
+	else
+		return 1;
+	printf("%s %lu\n", argv[1], r);
+	return 0;
+}
