@@ -155,6 +155,15 @@ expect_rc 0
 printf '%s\n' "$out" | grep -q '^hello-from-target$' && fail "output shown without --show-output: $out"
 clean
 
+# N3 (audit 3): a row of the target without counter values (a thread sampled while blocked) is
+# skipped and counted, not an error for the whole export (the old code failed the run on it).
+LAUKA_STANDIN_BLANKROW=1 run "$LAUKA" --color never --backend xctrace -m cycles --json b.json -- true
+expect_rc 0
+[ "$(val b.json fixed_cycles)" = 10000 ] || fail "blank row: fixed_cycles $(val b.json fixed_cycles)"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["commands"][0]["xctrace"]["runs"]; assert all(x["rows_without_values"] == 1 and x["rows"] == 10 for x in r), r' b.json ||
+	fail "blank row not counted: $(cat b.json)"
+clean
+
 # No template lauka can patch: one line, before anything runs.
 LAUKA_XCTRACE_TEMPLATE="$data/pmc-toc.xml" run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
 expect_rc 2; expect_err "^error: xctrace backend: template '.*pmc-toc.xml': not a property list"

@@ -879,8 +879,9 @@ static void detail_run(struct xctrace_priv *p, const struct xct_toc *toc, const 
 {
 	struct strbuf *d = &p->detail;
 	strbuf_reset(d);
-	strbuf_addf(d, "{\"pid\": %ld, \"exit_status\": %d, \"rows\": %zu, \"rows_other_processes\": %zu, \"threads\": [",
-		    toc->pid, toc->exit_status, s->rows, s->rows_other);
+	strbuf_addf(d, "{\"pid\": %ld, \"exit_status\": %d, \"rows\": %zu, \"rows_other_processes\": %zu, "
+		    "\"rows_without_values\": %zu, \"threads\": [", toc->pid, toc->exit_status, s->rows, s->rows_other,
+		    s->rows_blank);
 	for (size_t t = 0; t < s->nthreads; t++) {
 		const struct xct_thread *th = &s->threads[t];
 		strbuf_addf(d, "%s{\"tid\": %lld, \"rows\": %zu, \"counts\": {", t ? ", " : "", (long long)th->tid, th->rows);
