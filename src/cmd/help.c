@@ -59,7 +59,7 @@ static const char record_usage[] =
 	"                          rusage (default: the best available)\n"
 	"      --guided            with --backend xctrace: the guided mode's slots,\n"
 	"                          named by calibration\n"
-	"      --color WHEN        auto (default), never or ansi\n"
+	"      --color WHEN        auto (default), never or ansi (or always)\n"
 	"      --show-output       let the commands (and hooks) write to the terminal\n"
 	"  -S, --shell SHELL       run each command as SHELL -c CMD; the empty\n"
 	"                          command's cost is shown\n"
