@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -22,6 +23,19 @@ bool term_color_auto(int fd)
 {
 	const char *nc = getenv("NO_COLOR");
 	return term_capable(fd) && !(nc && *nc);
+}
+
+size_t term_columns(int fd)
+{
+	if (!isatty(fd))
+		return 0;
+	struct winsize ws;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	char *end;
+	long n = c && *c ? strtol(c, &end, 10) : 0;
+	return n > 0 && !*end ? (size_t)n : 80;
 }
 
 void progress_fmt_eta(double elapsed_s, double done, double total, char *buf, size_t len)

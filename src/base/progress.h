@@ -19,6 +19,11 @@
 bool term_capable(int fd);
 /* Colour on `auto`: fd is a capable terminal and NO_COLOR is unset or empty. */
 bool term_color_auto(int fd);
+/*
+ * The columns of the terminal on fd: its window size (TIOCGWINSZ), else $COLUMNS, else 80;
+ * 0 when fd is not a terminal (a pipe or a file takes any width).
+ */
+size_t term_columns(int fd);
 
 struct lk_progress {
 	bool on;		/* drawing at all (stderr is a capable terminal, and the caller allows it) */

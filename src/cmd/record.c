@@ -42,6 +42,7 @@ int cmd_record(int argc, char **argv)
 		rec.ro.color = rec.o.color == RECORD_COLOR_ANSI ||
 			       (rec.o.color == RECORD_COLOR_AUTO && term_color_auto(STDOUT_FILENO));
 		rec.ro.name_width = rec.name_width;
+		rec.ro.width = term_columns(STDOUT_FILENO);
 		record_measure(&rec);
 		rc = record_report(&rec);
 	}

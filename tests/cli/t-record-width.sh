@@ -1,0 +1,47 @@
+# record on a terminal: the table fits the terminal's width (80 and 200 columns, on a pty), the delta under its row when it must; a pipe or a file gets the full form
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+command -v python3 >/dev/null || skip "python3 is needed for the pseudo-terminal"
+P="$LAUKA_BUILD/lauka-probe"
+# Two commands, so every row has a delta; wall_time's interval is the widest cell.
+set -- --color never -n 3 -- 'sleep 0.01' "$P alu 1e5"
+on_pty() { # columns lauka-args...: the table lauka prints on a terminal that wide (progress lines dropped)
+	cols=$1; shift
+	PTY_COLS=$cols timeout 120 python3 "$LAUKA_SRCDIR/tests/cli/pty-drive.py" 100 '[]' -- "$LAUKA" "$@" > pty.raw 2>&1 ||
+		fail "pty: $(cat -v pty.raw)"
+	grep -q '^RC=0$' pty.raw || fail "lauka failed on the pty: $(cat -v pty.raw)"
+	sed 's/.*\x1b\[K//; /^RC=/d' pty.raw
+}
+# Columns a line takes, measured by python (East Asian Wide and emoji count 2), not by lauka's own rule.
+widest() { python3 -c '
+import sys, unicodedata
+def cols(s):
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
+print(max(cols(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8") if not l.startswith("Benchmark")))' "$1"; }
+
+"$LAUKA" "$@" > pipe.txt 2>/dev/null || fail "lauka failed on a pipe"
+full=$(widest pipe.txt)
+[ "$full" -gt 80 ] || fail "the full form is only $full columns: this test needs a wider table"
+grep -q '^wall_time .*0 (0%) .*\[' pipe.txt || fail "a pipe lost the delta beside its row: $(cat pipe.txt)"
+
+on_pty 80 "$@" > t80.txt
+w=$(widest t80.txt)
+[ "$w" -le 80 ] || fail "80 columns: the table is $w wide:
+$(cat t80.txt)"
+# The same rows and numbers (runs differ in time, so compare the measurement names and deltas' presence).
+awk '/^Benchmark 2/ { on = 1 } on && /^[a-z_-]+ / { print $1 }' t80.txt > names80
+awk '/^Benchmark 2/ { on = 1 } on && /^[a-z_-]+ / { print $1 }' pipe.txt > namespipe
+cmp -s names80 namespipe || fail "80 columns shows other rows: $(cat names80) vs $(cat namespipe)"
+[ "$(grep -c '%' t80.txt)" -ge "$(grep -c '%' pipe.txt)" ] || fail "80 columns lost deltas: $(cat t80.txt)"
+grep -q '^ *delta$' t80.txt || fail "80 columns: no 'delta' heading under the mean column: $(cat t80.txt)"
+
+on_pty 200 "$@" > t200.txt
+w=$(widest t200.txt)
+[ "$w" -le 200 ] || fail "200 columns: the table is $w wide"
+[ "$w" -eq "$full" ] || fail "200 columns: $w wide, not the full form's $full:
+$(cat t200.txt)"
+grep -q '^wall_time .*0 (0%) .*\[' t200.txt || fail "200 columns: the delta is not beside its row: $(cat t200.txt)"
+
+# A file keeps the full form whatever COLUMNS says.
+COLUMNS=40 "$LAUKA" "$@" > file.txt 2>/dev/null
+[ "$(widest file.txt)" -gt 80 ] || fail "COLUMNS=40 narrowed a file's table: $(cat file.txt)"
+exit 0
