@@ -532,8 +532,12 @@ static void run_wait(struct one_run *x)
 			uint64_t left = (uint64_t)RUNNER_GRACE_MS * 1000000u - (lk_now_ns() - x->t_int);
 			timeout = (int)(left / 1000000u) + 1;
 		}
+		if (r->idle && (timeout < 0 || timeout > 1000))
+			timeout = 1000;
 		struct pollfd pf[2] = { { .fd = r->rep, .events = POLLIN }, { .fd = r->errr, .events = POLLIN } };
 		int np = poll(pf, r->errr >= 0 ? 2 : 1, timeout);
+		if (np == 0 && r->idle)
+			r->idle(r->idle_arg);
 		if (np < 0 && errno != EINTR) {
 			lk_errbuf(x->err, x->len, "poll: %s", strerror(errno));
 			x->ret = -LK_EIO;
