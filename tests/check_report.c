@@ -147,7 +147,7 @@ START_TEST(test_width)
 }
 END_TEST
 
-static char *render(bool color, bool delta)
+static char *render_width(bool color, bool delta, size_t width)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -162,10 +162,15 @@ static char *render(bool color, bool delta)
 		rows[0].delta = (struct lk_delta)D(-78, -78.5, -77.5, DELTA_BETTER);
 		rows[1].delta = (struct lk_delta)D(0.4, -0.5, 1.3, DELTA_NONE);
 	}
-	struct report_opts o = { .color = color };
+	struct report_opts o = { .color = color, .width = width };
 	report_block(f, &o, delta ? 2 : 1, 9, "./build-new -O2", rows, 2);
 	fclose(f);
 	return buf;
+}
+
+static char *render(bool color, bool delta)
+{
+	return render_width(color, delta, 0);
 }
 
 START_TEST(test_block_plain)
@@ -200,6 +205,73 @@ START_TEST(test_block_color)
 }
 END_TEST
 
+/* Terminal widths: the widest line must fit; a wide terminal gets the full form, as a pipe does. */
+static const struct {
+	size_t width;
+	bool delta, color;
+	size_t max_line;	/* the widest line (columns), as the layout should make it */
+	bool stacked;		/* the delta on a line of its own */
+} width_cases[] = {
+	{ 200, true, false, 107, false },	/* the full form fits */
+	{ 107, true, false, 107, false },
+	{ 106, true, false, 96, false },	/* gaps of 2, no minimum widths */
+	{ 96, true, false, 96, false },
+	{ 95, true, false, 55, true },		/* delta and note under their row */
+	{ 80, true, false, 55, true },
+	{ 80, true, true, 55, true },		/* colour escapes take no columns */
+	{ 60, true, false, 55, true },
+	{ 200, false, false, 88, false },	/* no delta: the note is the tail */
+	{ 88, false, false, 88, false },
+	{ 87, false, false, 77, false },
+	{ 85, false, false, 77, false },
+	{ 76, false, false, 52, true },
+};
+
+static size_t widest(const char *s)
+{
+	size_t w = 0;
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\n");
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		if (strncmp(line, "Benchmark", 9) && report_width(line) > w)
+			w = report_width(line);
+		p += n + (p[n] != '\0');
+	}
+	return w;
+}
+
+START_TEST(test_block_width)
+{
+	char *s = render_width(width_cases[_i].color, width_cases[_i].delta, width_cases[_i].width);
+	ck_assert_msg(widest(s) == width_cases[_i].max_line, "width %zu: widest line %zu, not %zu:\n%s",
+		      width_cases[_i].width, widest(s), width_cases[_i].max_line, s);
+	ck_assert_uint_le(widest(s), width_cases[_i].width);
+	bool stacked = strstr(s, "\n             ") != NULL;
+	ck_assert_msg(stacked == width_cases[_i].stacked, "width %zu: stacked %d:\n%s", width_cases[_i].width,
+		      stacked, s);
+	if (width_cases[_i].width >= 107 && width_cases[_i].delta) {
+		char *full = render_width(width_cases[_i].color, true, 0);
+		ck_assert_str_eq(s, full);
+		free(full);
+	}
+	free(s);
+}
+END_TEST
+
+START_TEST(test_block_stacked)
+{
+	char *s = render_width(false, true, 80);
+	ck_assert_ptr_nonnull(strstr(s, "measurement  mean ± σ        min … max      outliers\n"
+					"             delta\n"));
+	ck_assert_ptr_nonnull(strstr(s, "wall_time    591ms ± 7.60ms  583ms … 605ms  0 (0%)\n"
+					"             ⚡ -78.0% ± 0.5%\n"));
+	ck_assert_ptr_nonnull(strstr(s, "inst_all     3.62G ± 23.9M   3.53G … 3.69G  2 (22%)\n"
+					"                +0.4% ± 0.9%    (scaled, 62.5% counted)\n"));
+	free(s);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -211,6 +283,8 @@ Suite *report_suite(void)
 	tcase_add_test(tc, test_block_plain);
 	tcase_add_test(tc, test_block_delta);
 	tcase_add_test(tc, test_block_color);
+	tcase_add_loop_test(tc, test_block_width, 0, sizeof(width_cases) / sizeof(*width_cases));
+	tcase_add_test(tc, test_block_stacked);
 	suite_add_tcase(s, tc);
 	return s;
 }

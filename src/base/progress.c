@@ -3,9 +3,11 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -22,6 +24,19 @@ bool term_color_auto(int fd)
 {
 	const char *nc = getenv("NO_COLOR");
 	return term_capable(fd) && !(nc && *nc);
+}
+
+size_t term_columns(int fd)
+{
+	if (!isatty(fd))
+		return 0;
+	struct winsize ws;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	char *end;
+	long n = c && *c ? strtol(c, &end, 10) : 0;
+	return n > 0 && !*end ? (size_t)n : 80;
 }
 
 void progress_fmt_eta(double elapsed_s, double done, double total, char *buf, size_t len)
@@ -59,21 +74,70 @@ void progress_tick(struct lk_progress *p)
 	p->done += 1;
 }
 
+/* Columns of a UTF-8 string (continuation bytes take none), and the bytes of its first `cols` columns. */
+static size_t utf8_cols(const char *s, size_t cols, size_t *bytes)
+{
+	size_t w = 0, i;
+	for (i = 0; s[i]; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && w++ == cols)
+			break;
+	if (bytes)
+		*bytes = i;
+	return w > cols ? cols : w;
+}
+
+/*
+ * The line: text, then the run's time and the ETA.  On a terminal narrower than that, the text is
+ * cut (ending in "…"), never the numbers that move.
+ */
+static void draw(struct lk_progress *p, double elapsed_s, double eta_s)
+{
+	char tail[64] = "", eta[32] = "";
+	if (eta_s >= 0)
+		progress_fmt_eta(eta_s > 0 ? eta_s : 0, 1, 2, eta, sizeof(eta));	/* eta_s left */
+	if (elapsed_s >= 1)
+		snprintf(tail, sizeof(tail), "  %.0fs", floor(elapsed_s));
+	if (eta[0])
+		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "  %s", eta);
+	size_t cols = term_columns(STDERR_FILENO), room = SIZE_MAX, bytes;
+	if (cols)	/* the last column stays free: a full line would wrap on some terminals */
+		room = cols - 1 > strlen(tail) ? cols - 1 - strlen(tail) : 0;
+	size_t w = utf8_cols(p->text, room, &bytes);
+	bool cut = p->text[bytes] != '\0';
+	if (cut && w > 0)
+		utf8_cols(p->text, w - 1, &bytes);
+	fputs("\r\033[K", stderr);
+	fwrite(p->text, 1, bytes, stderr);
+	if (cut && w > 0)
+		fputs("…", stderr);
+	fputs(tail, stderr);
+	fflush(stderr);
+	p->drawn = true;
+}
+
 void progress_show(struct lk_progress *p, const char *fmt, ...)
 {
 	if (!p->on)
 		return;
 	char eta[32];
-	progress_fmt_eta((double)(lk_now_ns() - p->t0_ns) / 1e9, p->done, p->total, eta, sizeof(eta));
+	uint64_t now = lk_now_ns();
+	double elapsed = (double)(now - p->t0_ns) / 1e9;
+	progress_fmt_eta(elapsed, p->done, p->total, eta, sizeof(eta));
+	p->eta_s = eta[0] ? elapsed / p->done * (p->total - p->done) : -1;
+	p->shown_ns = now;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("\r\033[K", stderr);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(p->text, sizeof(p->text), fmt, ap);
 	va_end(ap);
-	if (eta[0])
-		fprintf(stderr, "  %s", eta);
-	fflush(stderr);
-	p->drawn = true;
+	draw(p, 0, p->eta_s);
+}
+
+void progress_redraw(struct lk_progress *p)
+{
+	if (!p->on || !p->drawn)
+		return;
+	double since = (double)(lk_now_ns() - p->shown_ns) / 1e9;
+	draw(p, since, p->eta_s < 0 ? -1 : p->eta_s - since);
 }
 
 void progress_clear(struct lk_progress *p)

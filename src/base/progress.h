@@ -19,12 +19,20 @@
 bool term_capable(int fd);
 /* Colour on `auto`: fd is a capable terminal and NO_COLOR is unset or empty. */
 bool term_color_auto(int fd);
+/*
+ * The columns of the terminal on fd: its window size (TIOCGWINSZ), else $COLUMNS, else 80;
+ * 0 when fd is not a terminal (a pipe or a file takes any width).
+ */
+size_t term_columns(int fd);
 
 struct lk_progress {
 	bool on;		/* drawing at all (stderr is a capable terminal, and the caller allows it) */
 	bool drawn;		/* a line is on the screen and must be erased */
 	uint64_t t0_ns;		/* start of the timed units */
 	double done, total;	/* units finished and expected, for the ETA */
+	char text[512];		/* the caller's text of the current unit, for redraws */
+	uint64_t shown_ns;	/* when that unit began (progress_show) */
+	double eta_s;		/* the ETA then, in seconds; < 0: none yet */
 };
 
 /* Start; `allowed` false (e.g. --show-output) keeps it silent. */
@@ -33,8 +41,16 @@ void progress_init(struct lk_progress *p, bool allowed);
 void progress_units(struct lk_progress *p, double total);
 /* One unit finished. */
 void progress_tick(struct lk_progress *p);
-/* Redraw the line: the caller's text, then the ETA when one is known. */
+/*
+ * A unit begins: draw the caller's text, then the ETA when one is known.  The
+ * line is cut to the terminal's width (a wrapped line cannot be redrawn).
+ */
 void progress_show(struct lk_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Redraw during a long unit: the same text, how long the unit has run (from
+ * 1 s on), and the ETA counting down.
+ */
+void progress_redraw(struct lk_progress *p);
 /* Erase the line (before printing anything else to the terminal). */
 void progress_clear(struct lk_progress *p);
 

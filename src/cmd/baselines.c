@@ -129,7 +129,7 @@ static int show(struct db *db, const char *name, bool color)
 	if (b.shell)
 		printf("shell          %s\n", b.shell);
 	printf("\n");
-	struct report_opts ro = { .color = color };
+	struct report_opts ro = { .color = color, .width = term_columns(STDOUT_FILENO) };
 	for (size_t i = 0; i < b.nmeas; i++)
 		if (strlen(b.meas[i]) > ro.name_width)
 			ro.name_width = strlen(b.meas[i]);

@@ -62,7 +62,7 @@ static const char record_usage[] =
 	"      --explain           why it is slow: memory-bound, branch-bound or\n"
 	"                          neither, from this machine's calibration; the cause\n"
 	"                          of each delta; valgrind: where the instructions go\n"
-	"      --color WHEN        auto (default), never or ansi\n"
+	"      --color WHEN        auto (default), never or ansi (or always)\n"
 	"      --show-output       let the commands (and hooks) write to the terminal\n"
 	"  -S, --shell SHELL       run each command as SHELL -c CMD; the empty\n"
 	"                          command's cost is shown\n"

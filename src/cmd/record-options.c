@@ -1,7 +1,8 @@
 /*
- * cmd/record-options.c: record's command line, one row per option.  A setter
- * gets the value (NULL for a flag) and prints its own error; adding an
- * option is a row here and a field in struct record_opts.
+ * cmd/record-options.c: record's command line, one row per option, parsed by
+ * opts_parse() (cmd/options.h) as every verb's is.  A setter gets the value
+ * (NULL for a flag) and prints its own error; adding an option is a row here
+ * and a field in struct record_opts.
  */
 #include "cmd/builtin.h"
 #include "base/error.h"
@@ -34,8 +35,9 @@ static int one_runs(const char *v, unsigned long *out)
 }
 
 /* -n N for every command, or -n N1,N2,... one per command, in order (record/plan.c checks the count). */
-static int set_runs(struct record_opts *o, const char *v)
+static int set_runs(void *ctx, const char *v)
 {
+	struct record_opts *o = ctx;
 	free(o->runs_each);
 	o->runs_each = NULL;
 	o->nruns_each = 0;
@@ -64,29 +66,27 @@ static int set_runs(struct record_opts *o, const char *v)
 	return r;
 }
 
-static int set_warmup(struct record_opts *o, const char *v)
+static int set_warmup(void *ctx, const char *v)
 {
+	struct record_opts *o = ctx;
 	return opt_uint("--warmup", "number of warm-up runs", v, RECORD_MAX_RUNS, "2", &o->warmup);
 }
 
-static int set_color(struct record_opts *o, const char *v)
+static int set_color(void *ctx, const char *v)
 {
-	if (!strcmp(v, "auto"))
-		o->color = RECORD_COLOR_AUTO;
-	else if (!strcmp(v, "never"))
-		o->color = RECORD_COLOR_NEVER;
-	else if (!strcmp(v, "ansi"))
-		o->color = RECORD_COLOR_ANSI;
-	else {
-		error("invalid --color '%s'", v);
-		fix("use --color auto, never or ansi");
+	static const enum record_color color[] = {
+		[OPT_COLOR_AUTO] = RECORD_COLOR_AUTO, [OPT_COLOR_NEVER] = RECORD_COLOR_NEVER, [OPT_COLOR_ANSI] = RECORD_COLOR_ANSI,
+	};
+	int c = opt_color(v);
+	if (c < 0)
 		return -1;
-	}
+	((struct record_opts *)ctx)->color = color[c];
 	return 0;
 }
 
-static int set_seed(struct record_opts *o, const char *v)
+static int set_seed(void *ctx, const char *v)
 {
+	struct record_opts *o = ctx;
 	char *end;
 	errno = 0;
 	unsigned long long s = strtoull(v, &end, 10);
@@ -101,7 +101,8 @@ static int set_seed(struct record_opts *o, const char *v)
 }
 
 #define SETTER(fn, opt, stmt) \
-	static int fn(struct record_opts *o, const char *v) { if (v && opt_nonempty(opt, v) < 0) return -1; stmt; return 0; }
+	static int fn(void *ctx, const char *v) \
+	{ struct record_opts *o = ctx; if (v && opt_nonempty(opt, v) < 0) return -1; stmt; return 0; }
 SETTER(set_measurements, "--measurements", o->measurements = v)
 SETTER(set_backend, "--backend", o->backend = v)
 SETTER(set_db, "--db", o->db = v)
@@ -128,12 +129,7 @@ SETTER(set_runner_class, "--runner-class", o->runner_class = v)
 SETTER(set_any_runner, "--any-runner", o->any_runner = true)
 #undef SETTER
 
-static const struct record_option {
-	const char *name;	/* --long */
-	const char *alias;	/* a short form or another long name, or NULL */
-	bool value;		/* takes a value */
-	int (*set)(struct record_opts *o, const char *v);
-} options[] = {
+static const struct opt_spec options[] = {
 	{ "--runs", "-n", true, set_runs },
 	{ "--warmup", NULL, true, set_warmup },
 	{ "--measurements", "-m", true, set_measurements },
@@ -164,65 +160,29 @@ static const struct record_option {
 	{ "--any-runner", NULL, false, set_any_runner },
 };
 
-/* 1 when argv[*i] is this option (value in *v), 0 when not, -1 on a missing value. */
-static int match(const struct record_option *opt, int argc, char **argv, int *i, const char **v)
+/* A word before "--" is a command without its "--". */
+static int missing_dashdash(void *ctx, const char *a)
 {
-	const char *a = argv[*i];
-	const char *names[2] = { opt->name, opt->alias };
-	for (size_t k = 0; k < 2 && names[k]; k++) {
-		const char *n = names[k];
-		if (!opt->value) {
-			if (!strcmp(a, n))
-				return *v = NULL, 1;
-			continue;
-		}
-		int r = opt_value(argc, argv, i, n, v);
-		if (r)
-			return r;
-		/* -n9, -mcycles: a short option with its value attached */
-		if (n[1] != '-' && !strncmp(a, n, 2) && a[2] && a[2] != '=')
-			return *v = a + 2, 1;
-	}
-	return 0;
+	error("missing '--' before the command '%s'", a);
+	fix("put the commands after '--', each in quotes: lauka -- '%s'", a);
+	return -1;
 }
 
 int record_parse_options(struct record *rec)
 {
+	static const struct opt_verb verb = { "record", options, ARRAY_SIZE(options), missing_dashdash, true };
 	struct record_opts *o = &rec->o;
-	int argc = rec->argc;
-	char **argv = rec->argv;
 	o->runs = RECORD_MIN_RUNS;
 	o->color = RECORD_COLOR_AUTO;
-	int i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--"))
-			break;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return help_show("record"), -1;
-		int r = 0;
-		const char *v = NULL;
-		size_t k;
-		for (k = 0; k < ARRAY_SIZE(options) && !r; k++)
-			r = match(&options[k], argc, argv, &i, &v);
-		if (r < 0 || (r > 0 && options[k - 1].set(o, v) < 0))
-			return EXIT_USAGE;
-		if (r > 0)
-			continue;
-		if (a[0] == '-') {
-			error("unknown option '%s'", a);
-			return EXIT_USAGE;
-		}
-		error("missing '--' before the command '%s'", a);
-		fix("put the commands after '--', each in quotes: lauka -- '%s'", a);
-		return EXIT_USAGE;
-	}
-	if (i >= argc || i + 1 >= argc) {
+	int next, r = opts_parse(&verb, o, rec->argc, rec->argv, &next);
+	if (r)
+		return r > 0 ? -1 : EXIT_USAGE;
+	if (next >= rec->argc) {
 		error("no command to measure");
 		fix("give each command after '--', in quotes: lauka -- 'sleep 0.1'");
 		return EXIT_USAGE;
 	}
-	o->cmds = argv + i + 1;
-	o->ncmds = (size_t)(argc - i - 1);
+	o->cmds = rec->argv + next;
+	o->ncmds = (size_t)(rec->argc - next);
 	return 0;
 }

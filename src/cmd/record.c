@@ -29,8 +29,11 @@ int cmd_record(int argc, char **argv)
 {
 	struct record rec = { .argc = argc, .argv = argv };
 	int rc = record_parse_options(&rec);
-	if (rc == 0)
-		rc = record_plan(&rec);
+	if (rc) {	/* --help, or a usage error the parser explained (with a tip where one helps) */
+		record_release(&rec);
+		return rc == -1 ? 0 : rc;
+	}
+	rc = record_plan(&rec);
 	if (rc == -1)
 		rc = 0;	/* --help */
 	else if (rc == EXIT_USAGE && !rec.cols)
@@ -39,6 +42,7 @@ int cmd_record(int argc, char **argv)
 		rec.ro.color = rec.o.color == RECORD_COLOR_ANSI ||
 			       (rec.o.color == RECORD_COLOR_AUTO && term_color_auto(STDOUT_FILENO));
 		rec.ro.name_width = rec.name_width;
+		rec.ro.width = term_columns(STDOUT_FILENO);
 		record_measure(&rec);
 		rc = record_report(&rec);
 	}

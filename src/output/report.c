@@ -183,37 +183,66 @@ static void make_cells(const struct report_row *r, struct cells *c)
 		snprintf(c->note, sizeof(c->note), "(scaled, %.1f%% counted)", r->coverage * 100);
 }
 
-void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t runs,
-		  const char *cmd, const struct report_row *rows, size_t n)
+/* Column widths, gaps included; stacked: the delta and note on a line of their own under each row. */
+struct layout {
+	size_t wn, wm, wr, wo, wd, wnote;
+	size_t gap;		/* spaces between columns, included in wn, wm, wr, wo */
+	bool any_delta, stacked;
+};
+
+/* The widest line of the table: the columns (the last without its gap), then the delta and note. */
+static size_t layout_width(const struct layout *L)
 {
-	bool color = o->color, any_delta = false;
-	struct cells *c = xcalloc(n ? n : 1, sizeof(*c));
+	size_t tail = L->any_delta ? L->wd + (L->wnote ? 3 + L->wnote : 0) : L->wnote;
+	size_t cols = L->wn + L->wm + L->wr + L->wo;
+	if (!tail)
+		return cols - L->gap;
+	if (!L->stacked)
+		return cols + tail;
+	return cols - L->gap > L->wn + tail ? cols - L->gap : L->wn + tail;
+}
+
+/* The full form (gaps of 3, minimum widths), then narrower steps until it fits o->width. */
+static void layout_fit(const struct report_opts *o, const struct cells *c, size_t n, struct layout *L)
+{
 	size_t wn = report_width("measurement"), wm = report_width("mean ± σ");
-	size_t wr = report_width("min … max"), wo = report_width("outliers"), wd = report_width("delta");
+	size_t wr = report_width("min … max"), wo = report_width("outliers"), wd = report_width("delta"), wnote = 0;
 	for (size_t i = 0; i < n; i++) {
-		make_cells(&rows[i], &c[i]);
-		any_delta |= rows[i].has_delta;
 #define WIDEN(w, s) do { size_t x_ = report_width(s); if (x_ > (w)) (w) = x_; } while (0)
 		WIDEN(wn, c[i].name);
 		WIDEN(wm, c[i].mean);
 		WIDEN(wr, c[i].range);
 		WIDEN(wo, c[i].outl);
 		WIDEN(wd, c[i].delta);
+		WIDEN(wnote, c[i].note);
 #undef WIDEN
 	}
 	if (o->name_width > wn)
 		wn = o->name_width;
-	wn += 3;
-	wm += 3;
-	wr += 3;
-	wo += 3;
-	if (wm < 18)
-		wm = 18;
-	if (wr < 21)
-		wr = 21;
-	if (wo < 12)
-		wo = 12;
+	L->wd = wd;
+	L->wnote = wnote;
+	L->stacked = false;
+	L->gap = 3;
+	L->wn = wn + 3;
+	L->wm = wm + 3 < 18 ? 18 : wm + 3;
+	L->wr = wr + 3 < 21 ? 21 : wr + 3;
+	L->wo = wo + 3 < 12 ? 12 : wo + 3;
+	if (!o->width || layout_width(L) <= o->width)
+		return;
+	L->gap = 2;
+	L->wn = wn + 2;
+	L->wm = wm + 2;
+	L->wr = wr + 2;
+	L->wo = wo + 2;
+	if (layout_width(L) <= o->width)
+		return;
+	L->stacked = L->any_delta || wnote;
+}
 
+static void put_header(FILE *f, const struct report_opts *o, const struct layout *L, unsigned index,
+		       size_t runs, const char *cmd)
+{
+	bool color = o->color;
 	if (o->title)
 		put(f, color, C_BOLD, o->title);
 	else {
@@ -226,63 +255,93 @@ void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t r
 	fprintf(f, ": %s\n\n", cmd);
 
 	put(f, color, C_BOLD, "measurement");
-	pad(f, "measurement", wn);
+	pad(f, "measurement", L->wn);
 	put(f, color, C_BGREEN, "mean");
 	fputs(" ± ", f);
 	put(f, color, C_GREEN, "σ");
-	pad(f, "mean ± σ", wm);
+	pad(f, "mean ± σ", L->wm);
 	put(f, color, C_CYAN, "min");
 	fputs(" … ", f);
 	put(f, color, C_MAGENTA, "max");
-	pad(f, "min … max", wr);
+	pad(f, "min … max", L->wr);
 	put(f, color, C_YELLOW, "outliers");
-	if (any_delta) {
-		pad(f, "outliers", wo);
+	if (L->any_delta) {
+		if (L->stacked) {
+			fputc('\n', f);
+			pad(f, "", L->wn);
+		} else
+			pad(f, "outliers", L->wo);
 		put(f, color, C_BOLD, "delta");
 	}
 	fputc('\n', f);
+}
 
-	for (size_t i = 0; i < n; i++) {
-		const struct report_row *r = &rows[i];
-		fputs(c[i].name, f);
-		pad(f, c[i].name, wn);
-		if (color && !r->not_counted) {
-			char *pm = strstr(c[i].mean, " ± ");
-			*pm = '\0';
-			put(f, true, C_BGREEN, c[i].mean);
-			fputs(" ± ", f);
-			put(f, true, C_GREEN, pm + strlen(" ± "));
-			*pm = ' ';
-			pad(f, c[i].mean, wm);
-			char *pr = strstr(c[i].range, " … ");
-			*pr = '\0';
-			put(f, true, C_CYAN, c[i].range);
-			fputs(" … ", f);
-			put(f, true, C_MAGENTA, pr + strlen(" … "));
-			*pr = ' ';
-		} else {
-			fputs(c[i].mean, f);
-			pad(f, c[i].mean, wm);
-			fputs(c[i].range, f);
-		}
-		bool more = any_delta || c[i].note[0];
-		if (c[i].outl[0] || more)
-			pad(f, c[i].range, wr);
-		bool many = r->st.n && r->st.outliers * 10 >= r->st.n;
-		put(f, color, many ? C_YELLOW : C_DIM, c[i].outl);
-		if (more)
-			pad(f, c[i].outl, wo);
-		if (any_delta) {
-			const char *dc = r->delta.verdict == DELTA_BETTER ? C_BGREEN
-				       : r->delta.verdict == DELTA_WORSE ? C_RED : C_DIM;
-			put(f, color, dc, c[i].delta);
-			if (c[i].note[0])
-				pad(f, c[i].delta, wd + 3);
-		}
-		if (c[i].note[0])
-			put(f, color, C_YELLOW, c[i].note);
-		fputc('\n', f);
+/* The delta and the note of row r, from where the cursor is (after the outliers, or under the mean). */
+static void put_delta(FILE *f, bool color, const struct layout *L, const struct report_row *r,
+		      const struct cells *c)
+{
+	if (L->any_delta) {
+		const char *dc = r->delta.verdict == DELTA_BETTER ? C_BGREEN
+			       : r->delta.verdict == DELTA_WORSE ? C_RED : C_DIM;
+		put(f, color, dc, c->delta);
+		if (c->note[0])
+			pad(f, c->delta, L->wd + 3);
 	}
+	if (c->note[0])
+		put(f, color, C_YELLOW, c->note);
+}
+
+static void put_row(FILE *f, bool color, const struct layout *L, const struct report_row *r, struct cells *c)
+{
+	fputs(c->name, f);
+	pad(f, c->name, L->wn);
+	if (color && !r->not_counted) {
+		char *pm = strstr(c->mean, " ± ");
+		*pm = '\0';
+		put(f, true, C_BGREEN, c->mean);
+		fputs(" ± ", f);
+		put(f, true, C_GREEN, pm + strlen(" ± "));
+		*pm = ' ';
+		pad(f, c->mean, L->wm);
+		char *pr = strstr(c->range, " … ");
+		*pr = '\0';
+		put(f, true, C_CYAN, c->range);
+		fputs(" … ", f);
+		put(f, true, C_MAGENTA, pr + strlen(" … "));
+		*pr = ' ';
+	} else {
+		fputs(c->mean, f);
+		pad(f, c->mean, L->wm);
+		fputs(c->range, f);
+	}
+	bool more = !L->stacked && (L->any_delta || c->note[0]);
+	if (c->outl[0] || more)
+		pad(f, c->range, L->wr);
+	bool many = r->st.n && r->st.outliers * 10 >= r->st.n;
+	put(f, color, many ? C_YELLOW : C_DIM, c->outl);
+	if (more)
+		pad(f, c->outl, L->wo);
+	if (L->stacked && (c->delta[0] || c->note[0])) {
+		fputc('\n', f);
+		pad(f, "", L->wn);
+	}
+	put_delta(f, color, L, r, c);
+	fputc('\n', f);
+}
+
+void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t runs,
+		  const char *cmd, const struct report_row *rows, size_t n)
+{
+	struct cells *c = xcalloc(n ? n : 1, sizeof(*c));
+	struct layout L = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		make_cells(&rows[i], &c[i]);
+		L.any_delta |= rows[i].has_delta;
+	}
+	layout_fit(o, c, n, &L);
+	put_header(f, o, &L, index, runs, cmd);
+	for (size_t i = 0; i < n; i++)
+		put_row(f, o->color, &L, &rows[i], &c[i]);
 	if (o->footer)
 		fprintf(f, "%s\n", o->footer);
 	fputc('\n', f);

@@ -7,6 +7,13 @@
  *   measurement      mean ± σ          min … max          outliers   delta
  *   wall_time        130ms ± 8.30ms    125ms … 141ms      0 (0%)     ⚡ -78.0% ± 1.1%
  *
+ * On a narrow terminal (report_opts.width) the delta goes under its row:
+ *
+ *   measurement   mean ± σ         min … max       outliers
+ *                 delta
+ *   wall_time     130ms ± 8.30ms   125ms … 141ms   0 (0%)
+ *                 ⚡ -78.0% ± 1.1%
+ *
  * The formatting functions are pure (buffers in, no I/O); report_block()
  * writes to the FILE it is given.
  */
@@ -49,6 +56,12 @@ struct report_opts {
 	size_t name_width;	/* width of the measurement column (0: fit the rows) */
 	const char *title;	/* instead of "Benchmark N" (NULL: that) */
 	const char *footer;	/* a line under the table (NULL: none) */
+	/*
+	 * The terminal's columns, to fit the table in (0: no limit: the full form, as for a pipe or
+	 * a file).  Too wide, the columns first lose their minimum widths and one space of their
+	 * gaps; still too wide, each row's delta (and note) goes on a line of its own under it.
+	 */
+	size_t width;
 };
 
 void report_block(FILE *f, const struct report_opts *o, unsigned index, size_t runs,

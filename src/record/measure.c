@@ -264,10 +264,17 @@ static void check_run(struct record *rec, size_t ci, const struct order_slot *s)
 	      code, k + 1, ci + 1, c->prog.text);
 }
 
+static void redraw_progress(void *prog)
+{
+	progress_redraw(prog);
+}
+
 void record_measure(struct record *rec)
 {
 	xctrace_record_note(rec->be, (unsigned long)rec->nslots);	/* every warm-up and run */
 	progress_init(&rec->prog, !rec->o.show_output);
+	rec->run.idle = redraw_progress;	/* a long run's line moves on: its time, the ETA */
+	rec->run.idle_arg = &rec->prog;
 	progress_units(&rec->prog, (double)(rec->nslots + (rec->have_shell_cost ? rec->shell_cost.planned : 0)));
 	if (rec->o.interleave && rec->ncmds > 1) {
 		printf("Interleaved: one run of each command per round, order shuffled every round (--seed %llu)\n\n",
@@ -285,8 +292,8 @@ void record_measure(struct record *rec)
 		if (c->stopped || c->finished)
 			continue;
 		c->slots_left--;
-		progress_show(&rec->prog, "[%zu/%zu] %s %lu/%lu", ci + 1, rec->ncmds, s->warmup ? "warm-up" : "run",
-			      s->k + 1, s->warmup ? c->warmups : c->planned);
+		progress_show(&rec->prog, "[%zu/%zu] %s %lu/%lu: %s", ci + 1, rec->ncmds, s->warmup ? "warm-up" : "run",
+			      s->k + 1, s->warmup ? c->warmups : c->planned, c->prog.text);
 		int r = 0;
 		if (!c->set_up) {
 			if ((r = run_hook(rec, ci, HOOK_SETUP, NULL)) > 0)

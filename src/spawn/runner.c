@@ -427,6 +427,176 @@ static void forward_pending(pid_t pgid, uint64_t *t_int, bool *killed)
 	}
 }
 
+/* One runner_run(): the backends measuring it, and what the spawner has said so far. */
+struct one_run {
+	struct runner *r;
+	struct backend_inst *backends;
+	size_t nbackends;
+	bool *per_child;	/* backend i attaches to the command's pid (not bound to the spawner) */
+	bool need_gate;		/* the command waits for SP_GO once its pid is known */
+	bool need_zombie;	/* a backend reads the exited command before it is reaped */
+	char **wrapped;		/* the argv a backend wraps the command in (valgrind), or NULL */
+	int tty;		/* the terminal handed to the command (--show-output), or -1 */
+	pid_t pid;		/* the command's pid and process group, once SP_PID came */
+	struct sp_rep rep;	/* the last reply; SP_DONE's carries the status and times */
+	uint64_t t_int;		/* when an interrupt was first forwarded */
+	bool killed, done, lost;
+	int ret;
+	char *err;
+	size_t len;
+};
+
+/* Bind every backend to the spawner, or note that it attaches to the command; a wrapped argv. */
+static int run_bind(struct one_run *x, char *const argv[])
+{
+	for (size_t i = 0; i < x->nbackends; i++) {
+		const struct lk_backend *ops = x->backends[i].ops;
+		int bound = 0;
+		if (ops->bind && (bound = ops->bind(x->backends[i].priv, x->r->spawner, x->err, x->len)) < 0)
+			return bound;
+		x->per_child[i] = ops->attach && !bound;
+		x->need_gate |= x->per_child[i];
+		x->need_zombie |= ops->exited != NULL;
+		if (ops->wrap_argv && !x->wrapped)
+			x->wrapped = ops->wrap_argv(x->backends[i].priv, argv);
+	}
+	return 0;
+}
+
+/* SP_PID: the command exists and waits at the gate: attach the per-child counters, hand it the terminal, let it go. */
+static void run_started(struct one_run *x)
+{
+	pid_t pid = x->pid;
+	running_pgid = pid;
+	x->r->busy = pid;
+	if (!x->need_gate)
+		return;
+	for (size_t i = 0; i < x->nbackends && x->ret == 0; i++) {
+		if (!x->per_child[i])
+			continue;
+		x->ret = x->backends[i].ops->attach(x->backends[i].priv, pid, x->err, x->len);
+		if (x->ret < 0)
+			kill(-pid, SIGKILL);
+	}
+	if (x->tty >= 0 && tcsetpgrp(x->tty, pid) < 0)
+		x->tty = -1;	/* stays in the background, as without a terminal */
+	if (send_op(x->r, SP_GO) < 0) {
+		x->ret = spawner_gone(x->err, x->len);
+		x->lost = true;
+	}
+}
+
+/* One reply of the spawner. */
+static void run_reply(struct one_run *x)
+{
+	switch (x->rep.type) {
+	case SP_PID:
+		x->pid = x->rep.pid;
+		run_started(x);
+		break;
+	case SP_EXITED:
+		for (size_t i = 0; i < x->nbackends; i++)
+			if (x->backends[i].ops->exited)
+				x->backends[i].ops->exited(x->backends[i].priv, x->pid);
+		if (send_op(x->r, SP_REAP) < 0) {
+			x->ret = spawner_gone(x->err, x->len);
+			x->lost = true;
+		}
+		break;
+	case SP_STOPPED:
+		if (x->tty >= 0)
+			stop_with(x->tty, x->pid);
+		break;
+	case SP_DONE:
+		x->done = true;
+		x->r->busy = 0;
+		break;
+	default:
+		lk_errbuf(x->err, x->len, "the spawner answered nonsense (%u)", (unsigned)x->rep.type);
+		x->ret = -LK_EIO;
+		x->lost = true;
+	}
+}
+
+/*
+ * Until SP_DONE (or the spawner is lost): the replies, the command's stderr, and interrupts,
+ * forwarded to the command's group with a grace period before SIGKILL.
+ */
+static void run_wait(struct one_run *x)
+{
+	struct runner *r = x->r;
+	while (!x->done && !x->lost) {
+		forward_pending(x->pid, &x->t_int, &x->killed);
+		int timeout = -1;
+		if (x->t_int && !x->killed) {
+			uint64_t left = (uint64_t)RUNNER_GRACE_MS * 1000000u - (lk_now_ns() - x->t_int);
+			timeout = (int)(left / 1000000u) + 1;
+		}
+		if (r->idle && (timeout < 0 || timeout > 1000))
+			timeout = 1000;
+		struct pollfd pf[2] = { { .fd = r->rep, .events = POLLIN }, { .fd = r->errr, .events = POLLIN } };
+		int np = poll(pf, r->errr >= 0 ? 2 : 1, timeout);
+		if (np == 0 && r->idle)
+			r->idle(r->idle_arg);
+		if (np < 0 && errno != EINTR) {
+			lk_errbuf(x->err, x->len, "poll: %s", strerror(errno));
+			x->ret = -LK_EIO;
+			x->lost = true;
+			break;
+		}
+		if (np <= 0)
+			continue;
+		if (r->errr >= 0 && (pf[1].revents & (POLLIN | POLLHUP)))
+			drain_stderr(r, true);
+		if (!(pf[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		if (spawner_read_full(r->rep, &x->rep, sizeof(x->rep)) < 0) {
+			lk_errbuf(x->err, x->len, "the spawner died");
+			x->ret = -LK_EIO;
+			x->lost = true;
+			break;
+		}
+		run_reply(x);
+	}
+}
+
+/* The finished run's status and times, every backend's counts, and the end of its stderr when it failed. */
+static void run_result(struct one_run *x, struct lk_counts *const *counts, struct runner_result *res)
+{
+	const struct sp_rep *rep = &x->rep;
+	res->status = rep->status;
+	res->ru = rep->ru;
+	res->exec_errno = rep->exec_errno;
+	res->tty_stop = rep->tty_stop;
+	res->wall_ns = rep->t1 > rep->t0 ? rep->t1 - rep->t0 : 0;
+	if (WIFEXITED(res->status))
+		res->exit_code = WEXITSTATUS(res->status);
+	else if (WIFSIGNALED(res->status)) {
+		res->term_signal = WTERMSIG(res->status);
+		res->exit_code = 128 + res->term_signal;
+	}
+	if (x->pid > 0) {
+		struct lk_run_info info = { .pid = x->pid, .status = res->status, .wall_ns = res->wall_ns,
+					    .rusage = &res->ru };
+		for (size_t i = 0; i < x->nbackends && x->ret == 0; i++) {
+			if (x->backends[i].ops->read) {
+				int rr = x->backends[i].ops->read(x->backends[i].priv, &info, counts[i], x->err, x->len);
+				if (rr < 0)
+					x->ret = rr;
+			}
+		}
+	}
+	for (size_t i = 0; i < x->nbackends && x->ret == 0; i++) {
+		int code;
+		if (x->backends[i].ops->exit_status && x->backends[i].ops->exit_status(x->backends[i].priv, &code)) {
+			res->exit_code = code;
+			res->term_signal = 0;
+		}
+	}
+	if (res->exit_code != 0)
+		ring_tail(x->r, res->tail);
+}
+
 int runner_run(struct runner *r, const char *path, char *const argv[],
 	       struct backend_inst *backends, size_t nbackends,
 	       struct lk_counts *const *counts, struct runner_result *res,
@@ -437,168 +607,55 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		lk_errbuf(err, len, "the spawner is not running");
 		return -LK_EIO;
 	}
-	bool need_gate = false, need_zombie = false;
-	bool *per_child = xcalloc(nbackends ? nbackends : 1, sizeof(bool));
-	char **wrapped = NULL;
-	int ret = 0;
-	for (size_t i = 0; i < nbackends; i++) {
-		const struct lk_backend *ops = backends[i].ops;
-		int bound = 0;
-		if (ops->bind && (bound = ops->bind(backends[i].priv, r->spawner, err, len)) < 0) {
-			free(per_child);
-			return bound;
-		}
-		per_child[i] = ops->attach && !bound;
-		need_gate |= per_child[i];
-		need_zombie |= ops->exited != NULL;
-		if (ops->wrap_argv && !wrapped)
-			wrapped = ops->wrap_argv(backends[i].priv, argv);
+	struct one_run x = { .r = r, .backends = backends, .nbackends = nbackends, .err = err, .len = len };
+	x.per_child = xcalloc(nbackends ? nbackends : 1, sizeof(bool));
+	int bound = run_bind(&x, argv);
+	if (bound < 0) {
+		free(x.per_child);
+		return bound;
 	}
-	if (wrapped) {
-		path = wrapped[0];
-		argv = wrapped;
+	if (x.wrapped) {
+		path = x.wrapped[0];
+		argv = x.wrapped;
 	}
-	int tty = terminal_for(r);
-	need_gate |= tty >= 0;	/* the child waits until its group has the terminal */
+	x.tty = terminal_for(r);
+	x.need_gate |= x.tty >= 0;	/* the child waits until its group has the terminal */
 	/* Output a previous run's stray grandchildren wrote late belongs to no run. */
 	drain_stderr(r, false);
 	r->ring_total = 0;
 
-	uint32_t flags = (need_gate ? SPF_GATE : 0) | (need_zombie ? SPF_ZOMBIE : 0) | (tty >= 0 ? SPF_TERMINAL : 0) |
-			 (r->opts.show_output ? SPF_OUTPUT : 0) |
+	uint32_t flags = (x.need_gate ? SPF_GATE : 0) | (x.need_zombie ? SPF_ZOMBIE : 0) |
+			 (x.tty >= 0 ? SPF_TERMINAL : 0) | (r->opts.show_output ? SPF_OUTPUT : 0) |
 			 (r->opts.uid >= 0 || r->opts.gid >= 0 ? SPF_CREDS : 0);
 	if (send_run(r, flags, path, argv) < 0) {
-		ret = spawner_gone(err, len);
+		x.ret = spawner_gone(err, len);
 		goto out;
 	}
 	r->busy = -1;
-	struct sp_rep rep;
-	pid_t pid = 0;
-	uint64_t t_int = 0;
-	bool killed = false, done = false, lost = false;
-	while (!done && !lost) {
-		forward_pending(pid, &t_int, &killed);
-		int timeout = -1;
-		if (t_int && !killed) {
-			uint64_t left = (uint64_t)RUNNER_GRACE_MS * 1000000u - (lk_now_ns() - t_int);
-			timeout = (int)(left / 1000000u) + 1;
-		}
-		struct pollfd pf[2] = { { .fd = r->rep, .events = POLLIN }, { .fd = r->errr, .events = POLLIN } };
-		int np = poll(pf, r->errr >= 0 ? 2 : 1, timeout);
-		if (np < 0 && errno != EINTR) {
-			lk_errbuf(err, len, "poll: %s", strerror(errno));
-			ret = -LK_EIO;
-			lost = true;
-			break;
-		}
-		if (np <= 0)
-			continue;
-		if (r->errr >= 0 && (pf[1].revents & (POLLIN | POLLHUP)))
-			drain_stderr(r, true);
-		if (!(pf[0].revents & (POLLIN | POLLHUP)))
-			continue;
-		if (spawner_read_full(r->rep, &rep, sizeof(rep)) < 0) {
-			lk_errbuf(err, len, "the spawner died");
-			ret = -LK_EIO;
-			lost = true;
-			break;
-		}
-		switch (rep.type) {
-		case SP_PID:
-			pid = rep.pid;
-			running_pgid = pid;
-			r->busy = pid;
-			if (!need_gate)
-				break;
-			for (size_t i = 0; i < nbackends && ret == 0; i++) {
-				if (!per_child[i])
-					continue;
-				ret = backends[i].ops->attach(backends[i].priv, pid, err, len);
-				if (ret < 0)
-					kill(-pid, SIGKILL);
-			}
-			if (tty >= 0 && tcsetpgrp(tty, pid) < 0)
-				tty = -1;	/* stays in the background, as without a terminal */
-			if (send_op(r, SP_GO) < 0) {
-				ret = spawner_gone(err, len);
-				lost = true;
-			}
-			break;
-		case SP_EXITED:
-			for (size_t i = 0; i < nbackends; i++)
-				if (backends[i].ops->exited)
-					backends[i].ops->exited(backends[i].priv, pid);
-			if (send_op(r, SP_REAP) < 0) {
-				ret = spawner_gone(err, len);
-				lost = true;
-			}
-			break;
-		case SP_STOPPED:
-			if (tty >= 0)
-				stop_with(tty, pid);
-			break;
-		case SP_DONE:
-			done = true;
-			r->busy = 0;
-			break;
-		default:
-			lk_errbuf(err, len, "the spawner answered nonsense (%u)", (unsigned)rep.type);
-			ret = -LK_EIO;
-			lost = true;
-		}
-	}
+	run_wait(&x);
 	running_pgid = 0;
-	if (tty >= 0)
-		take_terminal(tty);
+	if (x.tty >= 0)
+		take_terminal(x.tty);
 	/* With the terminal, Ctrl-C went to the command alone: its death by SIGINT is lauka's Ctrl-C. */
-	if (done && tty >= 0 && WIFSIGNALED(rep.status) && WTERMSIG(rep.status) == SIGINT && !runner_interrupted)
+	if (x.done && x.tty >= 0 && WIFSIGNALED(x.rep.status) && WTERMSIG(x.rep.status) == SIGINT &&
+	    !runner_interrupted)
 		runner_interrupted = SIGINT;
-	if (!done)
+	if (!x.done)
 		goto out;
 	/* Interrupted: nothing the command left behind in its group outlives lauka's stop. */
-	if (runner_interrupted && pid > 0)
-		kill(-pid, SIGKILL);
+	if (runner_interrupted && x.pid > 0)
+		kill(-x.pid, SIGKILL);
 	drain_stderr(r, true);
-
-	res->status = rep.status;
-	res->ru = rep.ru;
-	res->exec_errno = rep.exec_errno;
-	res->tty_stop = rep.tty_stop;
-	res->wall_ns = rep.t1 > rep.t0 ? rep.t1 - rep.t0 : 0;
-	if (WIFEXITED(res->status))
-		res->exit_code = WEXITSTATUS(res->status);
-	else if (WIFSIGNALED(res->status)) {
-		res->term_signal = WTERMSIG(res->status);
-		res->exit_code = 128 + res->term_signal;
-	}
-	if (pid > 0) {
-		struct lk_run_info info = { .pid = pid, .status = res->status, .wall_ns = res->wall_ns, .rusage = &res->ru };
-		for (size_t i = 0; i < nbackends && ret == 0; i++) {
-			if (backends[i].ops->read) {
-				int rr = backends[i].ops->read(backends[i].priv, &info, counts[i], err, len);
-				if (rr < 0)
-					ret = rr;
-			}
-		}
-	}
-	for (size_t i = 0; i < nbackends && ret == 0; i++) {
-		int code;
-		if (backends[i].ops->exit_status && backends[i].ops->exit_status(backends[i].priv, &code)) {
-			res->exit_code = code;
-			res->term_signal = 0;
-		}
-	}
-	if (res->exit_code != 0)
-		ring_tail(r, res->tail);
+	run_result(&x, counts, res);
 out:
 	for (size_t i = 0; i < nbackends; i++)
 		if (backends[i].ops->detach)
 			backends[i].ops->detach(backends[i].priv);
-	free(per_child);
-	if (wrapped) {
-		for (char **a = wrapped; *a; a++)
+	free(x.per_child);
+	if (x.wrapped) {
+		for (char **a = x.wrapped; *a; a++)
 			free(*a);
-		free(wrapped);
+		free(x.wrapped);
 	}
-	return ret;
+	return x.ret;
 }

@@ -63,6 +63,9 @@ struct runner {
 	pid_t busy;		/* a run whose end was not seen: its process group (release kills it) */
 	char ring[RUNNER_TAIL_MAX];	/* the last bytes of the current run's stderr */
 	uint64_t ring_total;
+	/* Called about once a second while a run goes on (a progress line's redraw), or NULL. */
+	void (*idle)(void *arg);
+	void *idle_arg;
 };
 
 struct runner_result {

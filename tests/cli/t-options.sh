@@ -3,7 +3,8 @@
 
 # A mistyped option: the error, and the nearest option of that verb (as for verbs); exit 1.
 for case in "counters --detail:--details" "counters --no-header:--no-headers" "calibrate --quik:--quick" \
-	"doctor --jsn:--json" "baselines --colour=ansi:--color" "counters --improt=x:--import"; do
+	"doctor --jsn:--json" "baselines --colour=ansi:--color" "counters --improt=x:--import" \
+	"record --runz:--runs" "record --exprot-json=x:--export-json" "record --warmpu:--warmup" "--interleaved:--interleave"; do
 	args=${case%:*} want=${case##*:}
 	run "$LAUKA" $args
 	expect_rc 1
@@ -11,7 +12,7 @@ for case in "counters --detail:--details" "counters --no-header:--no-headers" "c
 	expect_err "^tip: did you mean '$want'?$"
 done
 # Nothing near: the verb's help is named instead, never a far-fetched guess.
-for verb in counters calibrate doctor baselines version; do
+for verb in record counters calibrate doctor baselines version; do
 	run "$LAUKA" $verb --bogus
 	expect_rc 1
 	expect_err "^error: unknown option '--bogus'$"
@@ -39,6 +40,19 @@ expect_rc 0; expect_err "no baselines in 'b.db'"
 # --color: always is ansi; a wrong value is named with the ones that exist.
 run "$LAUKA" baselines --color always --db a.db
 expect_rc 0
+esc=$(printf '\033')
+for c in always ansi; do
+	run "$LAUKA" record --color $c -n 3 -- true
+	expect_rc 0
+	printf '%s\n' "$out" | grep -q "$esc\[" || fail "--color $c: no colour in: $out"
+done
+run "$LAUKA" record --color never -n 3 -- true
+printf '%s\n' "$out" | grep -q "$esc" && fail "--color never coloured: $out"
+# A short option's value may be attached (-n5); a word before "--" is a command without it.
+run "$LAUKA" record --color never -n5 -- true
+expect_rc 0; expect_out "(5 runs)"
+run "$LAUKA" record -n 3 true
+expect_rc 1; expect_err "^error: missing '--' before the command 'true'$"
 run "$LAUKA" baselines --color sometimes
 expect_rc 1; expect_err "^error: invalid --color 'sometimes'$"; expect_err "^fix: use --color auto, never or ansi$"
 

@@ -74,14 +74,24 @@ gone "sleep 30.${t}4" || { for p in $(pgrep -f "sleep 30.${t}4"); do kill -9 $p;
 # group stops on SIGTSTP (POSIX; the kernel discards it for an orphaned group, which is what
 # this test's own group is under CI or setsid).
 own_group='import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])'
-python3 -c "$own_group" "$LAUKA" --color never --backend rusage -n 3 -- 'sleep 0.7' > out.txt 2> err.txt &
+# On a loaded machine a signalled process may wait a while for a CPU before it acts on the signal:
+# the test waits for each state it expects (up to 30 s) instead of sleeping a fixed time, and it
+# picks the command out by an argument no other test on the machine uses.
+cmd="sleep 1.${t}7"
+state() { awk '{print $3}' /proc/$1/stat 2>/dev/null; }
+wait_state() { # pid state
+	i=0
+	while [ "$(state $1)" != "$2" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	state $1
+}
+python3 -c "$own_group" "$LAUKA" --color never --backend rusage -n 3 -- "$cmd" > out.txt 2> err.txt &
 pid=$!
-sleep 1
+i=0
+while ! cpid=$(pgrep -f "^$cmd\$") && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+[ -n "$cpid" ] || { kill -9 $pid; fail "the command never started: $(cat err.txt)"; }
 kill -TSTP $pid
-sleep 0.3
-st=$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)
-cpid=$(pgrep -f 'sleep 0.7' | head -n 1)
-cst=$(awk '{print $3}' /proc/$cpid/stat 2>/dev/null)
+st=$(wait_state $pid T)
+cst=$(wait_state $cpid T)
 kill -CONT $pid
 if [ -d /proc/self ]; then
 	[ "$st" = T ] || { kill -9 $pid; fail "lauka did not stop on SIGTSTP (state '$st')"; }
@@ -90,5 +100,5 @@ fi
 wait $pid
 rc=$?
 [ $rc -eq 0 ] || fail "after SIGCONT the runs did not complete: exit $rc: $(cat err.txt)"
-grep -q '^Benchmark 1 (3 runs): sleep 0.7' out.txt || fail "block missing after stop/continue: $(cat out.txt)"
+grep -q "^Benchmark 1 (3 runs): $cmd" out.txt || fail "block missing after stop/continue: $(cat out.txt)"
 exit 0

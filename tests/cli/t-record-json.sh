@@ -1,10 +1,14 @@
 # record --json: every command, measurement, statistic, delta and sample in a JSON file
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 
-run "$LAUKA" --json r.json -n 4 -- 'sleep 0.01' 'sleep 0.03'
+# Sleeps long enough that load cannot blur them: on a loaded machine each run's wall time gains
+# 0-50 ms of start-up and wake-up delay (seen with 12 runnable processes on 2 cores), which turned
+# 10 ms against 30 ms into "no significant change" 4 times of 4.  Against 300 ms and 1 s, even one run
+# delayed by 300 ms leaves the reference clearly above zero and the change clearly above +50%.
+run "$LAUKA" --json r.json -n 4 -- 'sleep 0.3' 'sleep 1'
 expect_rc 0
 [ -s r.json ] || fail "no JSON written"
-grep -q '"command": "sleep 0.03"' r.json || fail "command missing: $(cat r.json)"
+grep -q '"command": "sleep 1"' r.json || fail "command missing: $(cat r.json)"
 grep -q '"name": "wall_time", "unit": "ns"' r.json || fail "wall_time missing"
 grep -q '"verdict": "worse"' r.json || fail "delta missing"
 if command -v python3 >/dev/null; then

@@ -12,7 +12,7 @@ grep -q "$(printf '\033')" tty3.txt && fail "escape sequences on TERM=dumb: $(ca
 grep -q "$(printf '\r')\[" tty3.txt && fail "progress on TERM=dumb: $(cat -v tty3.txt)"
 # An ETA appears once a run has been timed.
 script -qec "$LAUKA -n 3 -- 'sleep 0.3'" /dev/null > tty4.txt 2>&1
-grep -q 'run 3/3  ETA [0-9]' tty4.txt || fail "no ETA in the progress line: $(cat -v tty4.txt)"
+grep -q 'run 3/3: sleep 0.3  ETA [0-9]' tty4.txt || fail "no ETA in the progress line: $(cat -v tty4.txt)"
 # A command that touches the terminal from its background process group is stopped by the kernel
 # (SIGTTIN reading it, SIGTTOU changing its settings) and nothing would continue it: lauka kills it
 # and says why, instead of waiting for ever (which it did; hence the timeout).

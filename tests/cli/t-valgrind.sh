@@ -38,10 +38,18 @@ padded=$(row_of 1 Ir)
 run "$LAUKA" record --color never --backend valgrind -m Ir -- "$P alu 1e5"
 [ "$(row_of 1 Ir)" = "$padded" ] || fail "environment size changed Ir: $padded vs $(row_of 1 Ir)"
 # Hash-randomising interpreters repeat too (Python's and Perl's seeds are pinned at 0): a set of
-# strings built and sorted gives one count over 3 runs (it moved by about 70 K of 165 M before).
+# strings built and sorted gives one count over 3 runs (it moved by about 35 K of 21 M before).
+# Python is started so that it reads no file a package install rewrites, or another install on the
+# machine during the test would move the count between runs (it did, by 165 Ir): -S skips the
+# site-packages directories (their .pth files), -s the user's; and the loader, started with
+# --library-path, finds python's libraries without /etc/ld.so.cache, whose binary search depends on
+# every library installed.  (-I or -E would also drop PYTHONHASHSEED, the point of the test.)
 if [ -x /usr/bin/python3 ]; then
+	ldso=$(readelf -l /usr/bin/python3 2>/dev/null | sed -n 's/.*interpreter: \(.*\)]$/\1/p')
+	libdir=$(ldd /usr/bin/python3 | awk '$1 ~ /^libc\.so/ { print $3 }')
+	[ -x "$ldso" ] && [ -n "$libdir" ] || fail "cannot find python3's loader ($ldso) or libc ($libdir)"
 	run "$LAUKA" record --color never --backend valgrind -m Ir --json py.json -- \
-		"/usr/bin/python3 -c 'print(sorted({str(i) for i in range(300)}))'"
+		"$ldso --library-path ${libdir%/*} /usr/bin/python3 -s -S -c 'print(sorted({str(i) for i in range(300)}))'"
 	expect_rc 0
 	python3 -c 'import json; s = json.load(open("py.json"))["commands"][0]["measurements"][-1]["samples"]
 assert len(set(s)) == 1, s' || fail "python's Ir varies between runs: $(cat py.json | tr -d '\n' | cut -c1-400)"
