@@ -127,6 +127,7 @@ SETTER(set_save_baseline, "--save-baseline", o->save_baseline = v)
 SETTER(set_baseline, "--baseline", o->baseline = v)
 SETTER(set_runner_class, "--runner-class", o->runner_class = v)
 SETTER(set_any_runner, "--any-runner", o->any_runner = true)
+SETTER(set_git, "--git", o->git = true)
 #undef SETTER
 
 static const struct opt_spec options[] = {
@@ -158,6 +159,7 @@ static const struct opt_spec options[] = {
 	{ "--baseline", NULL, true, set_baseline },
 	{ "--runner-class", NULL, true, set_runner_class },
 	{ "--any-runner", NULL, false, set_any_runner },
+	{ "--git", NULL, false, set_git },
 };
 
 /* A word before "--" is a command without its "--". */

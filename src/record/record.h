@@ -74,6 +74,7 @@ struct record_opts {
 	const char *save_baseline, *baseline;
 	const char *runner_class;
 	bool any_runner;
+	bool git;				/* --git: baselines in git notes (catalog/notes.h) */
 	char **cmds;				/* the arguments after -- */
 	size_t ncmds;
 };
@@ -171,6 +172,8 @@ struct record {
 	bool own_db;
 	struct db_baseline base;
 	bool have_base;
+	char base_commit[65];			/* with --git: the commit whose note held the baseline */
+	bool first_baseline;			/* --baseline and --save-baseline NAME with none yet: nothing compared */
 	char *runner_class;
 	struct record_export exports[EXPORT_COUNT];
 	struct order_slot *slots;

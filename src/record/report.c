@@ -9,6 +9,8 @@
  *   3  a gate failed (and nothing else did)
  */
 #include "backend/kperf/kperf.h"
+#include "backend/valgrind.h"
+#include "catalog/notes.h"
 #include "base/error.h"
 #include "output/export.h"
 #include "output/plot-out.h"
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define C_RED "\033[31m"
@@ -196,7 +199,9 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		}
 	}
 	char against[128];
-	if (rec->have_base)
+	if (rec->have_base && rec->o.git)
+		snprintf(against, sizeof(against), "baseline '%s' of %.12s", rec->o.baseline, rec->base_commit);
+	else if (rec->have_base)
 		snprintf(against, sizeof(against), "baseline '%s'", rec->o.baseline);
 	else
 		snprintf(against, sizeof(against), "command 1");
@@ -283,6 +288,45 @@ static char *git_commit(void)
 	return xstrdup(line);
 }
 
+/*
+ * What the counts depend on that lauka cannot pin, kept with a baseline:
+ * each command's program (the path it resolved to) and, under valgrind, its
+ * version, the loader cache and the C library (backend/valgrind.h).
+ */
+static char *baseline_fingerprint(const struct record *rec)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (rec->be && !strcmp(rec->be->name, "valgrind")) {
+		char *vg = valgrind_fingerprint();
+		strbuf_addf(&sb, "%s ", vg);
+		free(vg);
+	}
+	strbuf_addf(&sb, "programs:");
+	for (size_t ci = 0; ci < rec->ncmds; ci++)
+		strbuf_addf(&sb, "%s%s", ci ? "," : "", rec->cmds[ci].prog.path[0] ? rec->cmds[ci].prog.path : "?");
+	char *out = xstrdup(strbuf_str(&sb));
+	strbuf_release(&sb);
+	return out;
+}
+
+/*
+ * A baseline measured where something lauka cannot pin was different: say
+ * so beside the gates, as the likely cause of a difference in counts.
+ */
+static void fingerprint_note(const struct record *rec)
+{
+	if (!rec->have_base || !rec->base.fingerprint)
+		return;
+	char *now = baseline_fingerprint(rec);
+	if (strcmp(now, rec->base.fingerprint)) {
+		warning("baseline '%s' was measured with another environment: '%s', now '%s'", rec->o.baseline,
+			rec->base.fingerprint, now);
+		tip("a difference in counts may come from that (another loader cache, C library, valgrind or program path) "
+		    "rather than from the code");
+	}
+	free(now);
+}
+
 /* --save-baseline: only a complete, checked measurement becomes a baseline. */
 static int save_baseline(struct record *rec)
 {
@@ -322,8 +366,11 @@ static int save_baseline(struct record *rec)
 		b.cmds[ci] = (struct db_baseline_cmd){ .name = (char *)rec->cmds[ci].name,
 						       .command = (char *)rec->cmds[ci].prog.text,
 						       .runs = rec->cmds[ci].done, .samples = rec->cmds[ci].vals };
-	char err[512];
-	int r = db_baseline_save(rec->db, &b, err, sizeof(err));
+	char err[512], commit[65] = "";
+	b.fingerprint = baseline_fingerprint(rec);
+	b.created_at = (long long)time(NULL);
+	int r = rec->o.git ? notes_save(&b, commit, err, sizeof(err)) : db_baseline_save(rec->db, &b, err, sizeof(err));
+	free(b.fingerprint);
 	free(b.git_commit);
 	free(b.meas);
 	free(b.units);
@@ -332,8 +379,15 @@ static int save_baseline(struct record *rec)
 		error("cannot save baseline '%s': %s", name, err);
 		return EXIT_COUNTERS;
 	}
-	fprintf(stderr, "lauka: saved baseline '%s' (%zu command%s, runner class '%s')\n", name, rec->ncmds,
-		rec->ncmds == 1 ? "" : "s", rec->runner_class);
+	if (rec->o.git)
+		fprintf(stderr, "lauka: saved baseline '%s' in the git note of %.12s (%s; %zu command%s, runner class '%s')\n",
+			name, commit, NOTES_REF, rec->ncmds, rec->ncmds == 1 ? "" : "s", rec->runner_class);
+	else
+		fprintf(stderr, "lauka: saved baseline '%s' (%zu command%s, runner class '%s')\n", name, rec->ncmds,
+			rec->ncmds == 1 ? "" : "s", rec->runner_class);
+	if (rec->first_baseline)
+		fprintf(stderr, "lauka: nothing was compared: there was no baseline '%s' for runner class '%s' yet\n",
+			name, rec->runner_class);
 	return 0;
 }
 
@@ -437,6 +491,7 @@ int record_report(struct record *rec)
 	record_report_ready(rec);
 	size_t ngates = 0;
 	struct export_gate *gates = evaluate_gates(rec, &ngates);
+	fingerprint_note(rec);
 	int save = save_baseline(rec);
 	int wrote = write_exports(rec, gates, ngates);
 	free(gates);
