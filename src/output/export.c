@@ -286,7 +286,10 @@ void export_json(FILE *f, const struct export_run *r)
 		fputs(c ? ",\n    " : "\n    ", f);
 		json_hyperfine_result(f, &r->cmds[c]);
 	}
-	fputs(r->ncmds ? "\n  ]\n}\n" : "]\n}\n", f);
+	fprintf(f, r->ncmds ? "\n  ],\n  \"exit_code\": %d,\n  \"exit_cause\": " : "],\n  \"exit_code\": %d,\n  \"exit_cause\": ",
+		r->exit_code);
+	export_json_str(f, r->exit_cause);
+	fputs("\n}\n", f);
 }
 
 void export_csv_field(FILE *f, const char *s)

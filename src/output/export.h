@@ -55,6 +55,8 @@ struct export_run {
 	size_t ncmds;
 	const struct export_gate *gates;
 	size_t ngates;
+	int exit_code;			/* lauka's exit code */
+	const char *exit_cause;		/* "ok", "gate", "command", "check", "collection", "interrupted", "output" */
 };
 
 /*

@@ -164,6 +164,24 @@ static void store_sample(struct record *rec, struct record_cmd *c)
 	c->done++;
 }
 
+/*
+ * An exit status -i or --ok-exit-codes accepts: the run is measured as a
+ * successful one.  A command that could not be executed or was killed by a
+ * signal is never accepted.
+ */
+static bool accepted(const struct record *rec, const struct runner_result *res, int code)
+{
+	if (res->exec_errno || res->term_signal || res->tty_stop)
+		return false;
+	if (rec->o.ok_codes) {
+		for (size_t i = 0; i < rec->o.nok_codes; i++)
+			if (rec->o.ok_codes[i] == code)
+				return true;
+		return false;
+	}
+	return rec->o.ignore_failure;
+}
+
 /* One run of c measured by the backends: 0, the failing run's code, or -1 on a collection error. */
 static int run_measured(struct record *rec, struct record_cmd *c, const char *what, bool warm)
 {
@@ -180,16 +198,34 @@ static int run_measured(struct record *rec, struct record_cmd *c, const char *wh
 	if (runner_interrupted)
 		return 0;
 	int code = exit_code_of(&res);
-	if (code) {
+	/* --ok-exit-codes without 0 makes 0 a failure, as a grep that must find something. */
+	bool ok = accepted(rec, &res, code) || (!code && !rec->o.ok_codes);
+	if (!code && !ok) {
+		progress_clear(&rec->prog);
+		error("%s '%s' exited with 0, which --ok-exit-codes does not list", what, c->prog.text);
+		return EXIT_USAGE;
+	}
+	if (code && ok && !warm) {
+		if (!c->ignored++) {
+			progress_clear(&rec->prog);
+			warning("%s '%s' exited with code %d: measured anyway (%s)", what, c->prog.text, code,
+				rec->o.ok_codes ? "--ok-exit-codes" : "-i/--ignore-failure");
+		}
+	}
+	if (code && !ok) {
 		progress_clear(&rec->prog);
 		char *label = xasprintf("%s '%s'", what, c->prog.text);
 		show_failure(label, c->prog.argv[0], &res, "run");
 		free(label);
+		if (!res.exec_errno && !res.term_signal && !res.tty_stop)
+			tip("to measure a command whose exit status is not 0, pass -i/--ignore-failure, "
+			    "or --ok-exit-codes 0,%d", code);
 		return code;
 	}
 	/* The counter backend's details of this run, for the JSON: of measured runs only. */
 	char *d = rec->nbi > 1 && rec->bi[1].ops->json_run ? rec->bi[1].ops->json_run(rec->bi[1].priv) : NULL;
 	if (!warm) {
+		c->codes[c->done] = code;
 		store_sample(rec, c);
 		if (rec->nbi > 1)
 			explain_take_functions(&rec->bi[1], &c->funcs);
@@ -277,8 +313,12 @@ void record_measure(struct record *rec)
 	rec->run.idle_arg = &rec->prog;
 	progress_units(&rec->prog, (double)(rec->nslots + (rec->have_shell_cost ? rec->shell_cost.planned : 0)));
 	if (rec->o.interleave && rec->ncmds > 1) {
-		printf("Interleaved: one run of each command per round, order shuffled every round (--seed %llu)\n\n",
-		       (unsigned long long)rec->o.seed);
+		fprintf(rec->out, "Interleaved: one run of each command per round, order shuffled every round (--seed %llu)\n",
+			(unsigned long long)rec->o.seed);
+		if (rec->o.auto_interleave)
+			fprintf(rec->out, "(a gate is on a timing measurement, so the runs are interleaved; --no-interleave "
+				"runs them in sequence)\n");
+		fputc('\n', rec->out);
 		record_flush_stdout(rec);
 	}
 	if (rec->have_shell_cost) {
