@@ -926,6 +926,7 @@ const struct lk_backend backend_valgrind = {
 	.detect = valgrind_detect,
 	.catalog = vg_catalog_op,
 	.opt_in = true,
+	.deterministic = true,
 	.defaults = valgrind_defaults,
 	.open = valgrind_open,
 	.wrap_argv = valgrind_wrap_argv,
