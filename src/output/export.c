@@ -244,7 +244,8 @@ void export_json(FILE *f, const struct export_run *r)
 	export_json_str(f, r->runner_class);
 	fputs(",\n  \"baseline\": ", f);
 	export_json_str(f, r->baseline);
-	fprintf(f, ",\n  \"order\": \"%s\",\n  \"seed\": ", r->interleaved ? "interleaved" : "sequential");
+	fprintf(f, ",\n  \"order\": \"%s\",\n  \"seed\": ",
+		r->interleaved ? "interleaved" : r->parallel ? "parallel" : "sequential");
 	if (r->interleaved)
 		fprintf(f, "%llu", (unsigned long long)r->seed);
 	else

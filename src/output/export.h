@@ -48,6 +48,7 @@ struct export_run {
 	const char *runner_class;
 	const char *baseline;		/* compared against this baseline, or NULL: against the first command */
 	bool interleaved;
+	bool parallel;			/* the runs of each command were made at the same time (a deterministic backend) */
 	uint64_t seed;			/* with interleaved */
 	const char *shell;		/* -S, or NULL */
 	const struct export_command *shell_cost;	/* the empty command under the shell, or NULL */

@@ -502,7 +502,9 @@ void record_measure(struct record *rec)
 	size_t jobs = parallel_jobs(rec);
 	if (jobs) {
 		fprintf(rec->out, "Parallel: the runs of each command run at the same time (%s counts do not depend on "
-			"the load); wall_time is then not comparable with sequential runs\n\n", rec->be->name);
+			"the load);\nwall_time is then not comparable with sequential runs, and it and peak_rss measure "
+			"%s with the command\n\n", rec->be->name, rec->be->name);
+		rec->parallel = true;
 		record_flush_stdout(rec);
 	}
 	if (rec->have_shell_cost) {

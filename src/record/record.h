@@ -198,6 +198,7 @@ struct record {
 	int first_fail;				/* first failing command's or hook's code */
 	int check_fail;				/* first failing check's code */
 	bool collect_err;
+	bool parallel;				/* the runs of each command were made at the same time */
 
 	/* report */
 	struct report_opts ro;

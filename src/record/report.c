@@ -476,7 +476,7 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 	struct export_run run = {
 		.backend = rec->be ? rec->be->name : "rusage", .lauka_version = LAUKA_VERSION,
 		.runner_class = rec->runner_class, .baseline = rec->have_base ? rec->o.baseline : NULL,
-		.interleaved = rec->o.interleave, .seed = rec->o.seed, .shell = rec->o.shell,
+		.interleaved = rec->o.interleave, .parallel = rec->parallel, .seed = rec->o.seed, .shell = rec->o.shell,
 		.shell_cost = rec->have_shell_cost ? &shell : NULL, .cmds = cmds, .ncmds = rec->ncmds,
 		.gates = gates, .ngates = ngates, .exit_code = rc_now, .exit_cause = cause,
 	};
