@@ -412,6 +412,8 @@ static int git(const char *const *args, const char *in, char **out, size_t *outl
 	pid_t pid = fork();
 	if (pid == 0) {
 		int infd = open(in ? in : "/dev/null", O_RDONLY);
+		if (infd < 0)
+			_exit(127);
 		dup2(infd, 0);
 		dup2(fd[1], 1);
 		dup2(efd >= 0 ? efd : infd, 2);
@@ -628,7 +630,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Write lines (sorted, unique) as commit's note. */
-static int write_note(const char *commit, char **lines, size_t n, const char *msg, char *err, size_t errlen)
+static int write_note(const char *commit, char **lines, size_t n, char *err, size_t errlen)
 {
 	qsort(lines, n, sizeof(*lines), cmp_str);
 	const char *tmp = getenv("TMPDIR");
@@ -652,7 +654,7 @@ static int write_note(const char *commit, char **lines, size_t n, const char *ms
 		lk_errbuf(err, errlen, "cannot write '%s'", file);
 		rc = -LK_EIO;
 	} else if (n) {
-		/* The note's own commit names what changed (-F gives the content; the message is git's default). */
+		/* git needs an identity for the notes ref's commit: lauka's stand-in when none is configured. */
 		const char *args[] = { "-c", "user.name=lauka", "-c", "user.email=lauka@localhost", "notes", "--ref=lauka",
 				       "add", "-f", "-F", file, commit, NULL };
 		/* A configured identity wins over lauka's stand-in one. */
@@ -666,7 +668,6 @@ static int write_note(const char *commit, char **lines, size_t n, const char *ms
 		bool have_ident = git(cfg, NULL, NULL, NULL, err, errlen) == 0 || getenv("GIT_COMMITTER_EMAIL");
 		rc = git(have_ident ? args + 4 : args, NULL, NULL, NULL, err, errlen) == 0 ? 0 : -LK_EIO;
 	}
-	(void)msg;
 	unlink(file);
 	return rc;
 }
@@ -738,7 +739,7 @@ int notes_save(const struct db_baseline *b, char commit[65], char *err, size_t e
 	free(text);
 	lines = xrealloc(lines, (n + 1) * sizeof(*lines));
 	lines[n++] = notes_baseline_encode(b);
-	r = write_note(commit, lines, n, NULL, err, errlen);
+	r = write_note(commit, lines, n, err, errlen);
 	free_lines(lines, n);
 	return r;
 }
@@ -763,7 +764,7 @@ int notes_delete(const char *name, const char *rev, size_t *removed, char *err, 
 		free_lines(lines, n);
 		return -LK_ENOENT;
 	}
-	r = write_note(id, lines, n, NULL, err, errlen);
+	r = write_note(id, lines, n, err, errlen);
 	free_lines(lines, n);
 	return r;
 }
