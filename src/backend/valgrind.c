@@ -213,7 +213,7 @@ static void valgrind_version(const char *prog, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	int fd[2];
-	if (pipe2(fd, O_CLOEXEC) < 0)
+	if (lk_cloexec_pipe(fd) < 0)
 		return;
 	pid_t pid = fork();
 	if (pid == 0) {

@@ -402,7 +402,7 @@ static int git(const char *const *args, const char *in, char **out, size_t *outl
 	if (efd >= 0)
 		unlink(errfile);
 	int fd[2];
-	if (pipe2(fd, O_CLOEXEC) < 0) {
+	if (lk_cloexec_pipe(fd) < 0) {
 		lk_errbuf(err, errlen, "pipe: %s", strerror(errno));
 		free(argv);
 		if (efd >= 0)

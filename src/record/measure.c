@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* env [-u LAUKA_RUN_INDEX] LAUKA_COMMAND_INDEX=C [LAUKA_RUN_INDEX=R] hook...: malloc'd, NULL-terminated. */
 static char **hook_argv(const struct record *rec, const struct record_prog *h, size_t ci, const struct order_slot *s)
@@ -353,7 +354,7 @@ static int run_parallel(struct record *rec, struct record_cmd *c, size_t ci, siz
 		/* Keep up to jobs workers going; read the next result in order. */
 		while (started < n && started - next < jobs && !runner_interrupted) {
 			int p[2];
-			if (pipe2(p, O_CLOEXEC) < 0)
+			if (lk_cloexec_pipe(p) < 0)
 				break;
 			pid_t w = fork();
 			if (w == 0) {
