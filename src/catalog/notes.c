@@ -632,7 +632,8 @@ static int cmp_str(const void *a, const void *b)
 /* Write lines (sorted, unique) as commit's note. */
 static int write_note(const char *commit, char **lines, size_t n, char *err, size_t errlen)
 {
-	qsort(lines, n, sizeof(*lines), cmp_str);
+	if (n)
+		qsort(lines, n, sizeof(*lines), cmp_str);
 	const char *tmp = getenv("TMPDIR");
 	char file[PATH_MAX];
 	snprintf(file, sizeof(file), "%s/lauka-note.XXXXXX", tmp && *tmp ? tmp : "/tmp");
