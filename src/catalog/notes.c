@@ -658,15 +658,15 @@ static int write_note(const char *commit, char **lines, size_t n, char *err, siz
 		/* git needs an identity for the notes ref's commit: lauka's stand-in when none is configured. */
 		const char *args[] = { "-c", "user.name=lauka", "-c", "user.email=lauka@localhost", "notes", "--ref=lauka",
 				       "add", "-f", "-F", file, commit, NULL };
-		/* A configured identity wins over lauka's stand-in one. */
+		/* A configured identity is used as it is; GIT_COMMITTER_* in the environment win over -c anyway. */
 		const char *cfg[] = { "config", "user.email", NULL };
-		bool have_ident = git(cfg, NULL, NULL, NULL, err, errlen) == 0 || getenv("GIT_COMMITTER_EMAIL");
+		bool have_ident = git(cfg, NULL, NULL, NULL, err, errlen) == 0;
 		rc = git(have_ident ? args + 4 : args, NULL, NULL, NULL, err, errlen) == 0 ? 0 : -LK_EIO;
 	} else {
 		const char *args[] = { "-c", "user.name=lauka", "-c", "user.email=lauka@localhost", "notes", "--ref=lauka",
 				       "remove", commit, NULL };
 		const char *cfg[] = { "config", "user.email", NULL };
-		bool have_ident = git(cfg, NULL, NULL, NULL, err, errlen) == 0 || getenv("GIT_COMMITTER_EMAIL");
+		bool have_ident = git(cfg, NULL, NULL, NULL, err, errlen) == 0;
 		rc = git(have_ident ? args + 4 : args, NULL, NULL, NULL, err, errlen) == 0 ? 0 : -LK_EIO;
 	}
 	unlink(file);
