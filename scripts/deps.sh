@@ -67,6 +67,7 @@ check)
 	need_pkg zsh have zsh
 	need_pkg fish have fish
 	need_pkg python3 have python3
+	need_pkg git have git
 	# /usr/bin/time -f %M: the peak_rss cross-check's reference
 	need_pkg time test -x /usr/bin/time
 	# the plots are rendered once to show they are valid SVG; the formula is syntax-checked

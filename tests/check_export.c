@@ -143,6 +143,12 @@ START_TEST(test_json_fields)
 	ck_assert_ptr_nonnull(strstr(js, "\"counted\": true, \"runs_counted\": 2, \"samples\": [5, null, 5]"));
 	ck_assert_ptr_nonnull(strstr(js, "\"basis\": \"exact\", \"result\": \"pass\""));
 	ck_assert_ptr_nonnull(strstr(js, "\"order\": \"sequential\",\n  \"seed\": null"));
+	/* hyperfine's shape: one result per command; a command without runs has no statistics and no times */
+	const char *res = strstr(js, "\n  \"results\": [\n    {\"command\": ");
+	ck_assert_ptr_nonnull(res);
+	ck_assert_ptr_nonnull(strstr(res, "\"mean\": null, \"stddev\": null, \"median\": null, \"user\": null, "
+					  "\"system\": null, \"min\": null, \"max\": null, \"times\": [], \"exit_codes\": []}"));
+	ck_assert_ptr_nonnull(strstr(res, "\"exit_codes\": [0, 0, 0]}"));
 	free(js);
 }
 END_TEST

@@ -132,6 +132,42 @@ START_TEST(test_cmd_line)
 }
 END_TEST
 
+/* The padding fills the first stack's strings (exe, LAUKA_PAD=, environment, arguments, each with its NUL) to 4096. */
+static char *const env1[] = { "A=1", NULL }, *const env2[] = { "A=1", "HOME=/home/someone", NULL };
+static char *const argv1[] = { "x", NULL }, *const argv2[] = { "x", "alu", "1000", NULL };
+static const struct {
+	char *const *env, *const *argv;
+	const char *exe;
+	size_t pad;
+} pad_cases[] = {
+	{ env1, argv1, "/x", 4096 - (3 + 11 + 4 + 2) },
+	{ env2, argv1, "/x", 4096 - (3 + 11 + 4 + 19 + 2) },
+	{ env1, argv2, "/usr/bin/x", 4096 - (11 + 11 + 4 + 2 + 4 + 5) },
+	{ env1, argv1, "/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 4096 - (244 + 11 + 4 + 2) },
+};
+
+START_TEST(test_pad)
+{
+	size_t pad = valgrind_pad_len(pad_cases[_i].env, pad_cases[_i].argv, pad_cases[_i].exe);
+	ck_assert_uint_eq(pad, pad_cases[_i].pad);
+}
+END_TEST
+
+/* Only the events of a simulator turn it on: Ir alone runs without either. */
+START_TEST(test_sims)
+{
+	static const char *const cache[] = { "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw" };
+	static const char *const branch[] = { "Bc", "Bcm", "Bi", "Bim" };
+	ck_assert(!valgrind_needs_cache_sim("Ir") && !valgrind_needs_branch_sim("Ir"));
+	for (size_t i = 0; i < ARRAY_SIZE(cache); i++)
+		ck_assert(valgrind_needs_cache_sim(cache[i]) && !valgrind_needs_branch_sim(cache[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(branch); i++)
+		ck_assert(valgrind_needs_branch_sim(branch[i]) && !valgrind_needs_cache_sim(branch[i]));
+}
+END_TEST
+
 START_TEST(test_catalog)
 {
 	struct lk_pmu pmu;
@@ -169,6 +205,8 @@ Suite *valgrind_suite(void)
 	tcase_add_loop_test(tc, test_parse_bad, 0, ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, test_cmd_line);
 	tcase_add_test(tc, test_catalog);
+	tcase_add_loop_test(tc, test_pad, 0, ARRAY_SIZE(pad_cases));
+	tcase_add_test(tc, test_sims);
 	suite_add_tcase(s, tc);
 	return s;
 }

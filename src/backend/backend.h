@@ -78,6 +78,12 @@ struct lk_backend {
 	 * this machine (catalog/pfm.h; perf: they are opened as raw encodings).
 	 */
 	bool pfm_events;
+	/*
+	 * Counts do not depend on the load on the machine (simulated): record
+	 * may make the runs of one command at the same time, each with its own
+	 * instance of the backend.
+	 */
+	bool deterministic;
 	/* Names of the events measured when the user gives no -m. */
 	const char *const *defaults;
 	int (*open)(void *priv, struct lk_evsel *sel, size_t n, char *err, size_t len);

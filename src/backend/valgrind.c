@@ -3,11 +3,13 @@
  * any Linux machine, PMU or not.
  *
  * The command runs as
- *   [env -i PATH=... HOME=... TMPDIR=... LC_ALL=C] valgrind -q --command-line-only=yes
- *     --vgdb=no --tool=callgrind --cache-sim=yes --branch-sim=yes
- *     --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 --trace-children=yes
- *     --combine-dumps=yes --dump-before=fork ... (every fork entry point)
+ *   [env -i PATH=... HOME=... TMPDIR=... LC_ALL=C ... LAUKA_PAD=xx...]
+ *     valgrind[.bin] -q --command-line-only=yes --vgdb=no --tool=callgrind
+ *     --trace-children=yes --combine-dumps=yes --dump-before=fork ... (every
+ *     fork entry point) [--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64
+ *     --LL=8388608,16,64 | --cache-sim=no] --branch-sim=yes|no
  *     --callgrind-out-file=<private dir>/cg.%p.out cmd...
+ * (the simulators only for the events that need them)
  * and each run's counts are the sums over every part of every cg.<pid>.out
  * file (one file per process: without %p the last process to exit
  * overwrites its children's).
@@ -34,18 +36,40 @@
  * machine:
  *  - the cache geometry is fixed; by default valgrind copies the host's
  *    (a VM may report a 512 MiB "LL"), so miss counts would differ by host;
- *  - --cache-sim and --branch-sim are explicit;
+ *  - --cache-sim and --branch-sim are explicit (Ir alone misses the 2
+ *    instructions of each process's exit: see cache_sim_opts);
  *  - --command-line-only=yes ignores ~/.valgrindrc, ./.valgrindrc and
  *    $VALGRIND_OPTS;
- *  - the environment is pinned to PATH, HOME, TMPDIR and LC_ALL=C: the
- *    size of the environment moves the stack and changes the instruction
- *    count of start-up code (1000 more bytes of environment cost about
- *    450 Ir); PYTHONHASHSEED=0, PERL_HASH_SEED=0 and PERL_PERTURB_KEYS=0
- *    switch off the hash randomisation of Python and Perl, whose counts
- *    otherwise move by about 0.05% from run to run.  PATH and HOME are kept so that commands still find their
- *    tools and configuration, TMPDIR because valgrind itself writes there;
+ *  - the environment is pinned to PATH, HOME, TMPDIR, PWD and LC_ALL=C,
+ *    each always present (HOME=/ and TMPDIR=/tmp when unset): every variable
+ *    costs each getenv() of start-up code a comparison, about 450 Ir for
+ *    `true` when TMPDIR is set.  PYTHONHASHSEED=0, PERL_HASH_SEED=0 and
+ *    PERL_PERTURB_KEYS=0 switch off the hash randomisation of Python and
+ *    Perl, whose counts otherwise move by about 0.05% from run to run.
+ *    PATH and HOME are kept so that commands still find their tools and
+ *    configuration, TMPDIR because valgrind itself writes there;
  *    LAUKA_VALGRIND_ENV=inherit passes the whole environment instead, for
- *    commands configured by environment variables.
+ *    commands configured by environment variables;
+ *  - the strings at the top of the program's first stack (arguments,
+ *    environment, the program's path) are padded by LAUKA_PAD=xxx... to a
+ *    multiple of 4096 bytes: their length sets the stack's alignment, and
+ *    copies and scans of misaligned data take other instruction counts
+ *    (HOME one byte longer: 14 Ir less for `true`, in a cycle of 4 lengths)
+ *    and land in other cache sets (32 KiB 8-way: 64 sets of 64 bytes, one
+ *    page).  So PATH, HOME and TMPDIR lengths and where the program lives
+ *    do not move the counts.  PWD is given because a shell adds it for its
+ *    children when it is missing: given, it is inside the padding, and a
+ *    shell's children start with an environment of one size in any
+ *    directory;
+ *  - Debian's `valgrind` is a shell script that adds LD_LIBRARY_PATH, two
+ *    GLIBCXX variables and (dash) PWD, the working directory, to the
+ *    program's environment before it execs valgrind.bin: when `valgrind`
+ *    is not an ELF file and `valgrind.bin` beside it is, lauka starts
+ *    valgrind.bin itself.
+ * What lauka cannot pin, valgrind_fingerprint() names: valgrind's version,
+ * the loader cache (/etc/ld.so.cache: which libraries load, from where)
+ * and the C library; a baseline keeps it with the program's path, so that
+ * counts that differ are reported with their likely cause.
  * --vgdb=no: valgrind's gdbserver otherwise creates a shared-memory file in
  * TMPDIR for every process and fails the command when it cannot (a full
  * disk).  The runner fixes the rest (argv, cwd, stdin and stdout on
@@ -59,10 +83,14 @@
 #include "base/error.h"
 #include "base/exec-path.h"
 #include "base/progress.h"
+#include "base/sha256.h"
 #include "base/sudo.h"
 #include "base/util.h"
 
 #include <dirent.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -87,16 +115,42 @@ static const char *const valgrind_defaults[] = { "Ir", "D1mr", "DLmr", "Bcm", NU
  * parent until it execs (and exits with that copy when the exec fails).
  */
 static const char *const callgrind_opts[] = {
-	"-q", "--command-line-only=yes", "--vgdb=no", "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes",
-	"--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64", "--trace-children=yes",
+	"-q", "--command-line-only=yes", "--vgdb=no", "--tool=callgrind", "--trace-children=yes",
 	"--combine-dumps=yes", "--dump-before=fork", "--dump-before=__libc_fork", "--dump-before=__fork",
 	"--dump-before=_Fork", "--dump-before=vfork", "--dump-before=__vfork", "--dump-before=__libc_vfork",
 	"--dump-before=__spawni",
 };
 
+/*
+ * The simulators cost time: they run only when a requested event needs
+ * them.  Without the cache simulator callgrind does not see the last block
+ * of a process (the exit system call) or of a signal handler's return, as
+ * its totals: line never does (see add_part): Ir alone is 2 per process
+ * exit and per signal lower on x86-64 than Ir with D1mr (t-valgrind-env.sh).
+ */
+static const char *const cache_sim_opts[] = {
+	"--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64",
+};
+
+bool valgrind_needs_cache_sim(const char *event)
+{
+	static const char *const need[] = { "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw" };
+	for (size_t i = 0; i < ARRAY_SIZE(need); i++)
+		if (!strcmp(event, need[i]))
+			return true;
+	return false;
+}
+
+bool valgrind_needs_branch_sim(const char *event)
+{
+	return event[0] == 'B' && (!strcmp(event, "Bc") || !strcmp(event, "Bcm") || !strcmp(event, "Bi") ||
+				   !strcmp(event, "Bim"));
+}
+
 struct valgrind_priv {
 	struct lk_evsel *sel;
 	size_t n;
+	bool cache_sim, branch_sim;
 	char dir[PATH_MAX];
 	char valgrind[PATH_MAX];
 	char env[PATH_MAX];	/* /usr/bin/env when pinning, "" when inheriting */
@@ -106,6 +160,104 @@ struct valgrind_priv {
 	bool keep;		/* keep_functions(): gather the self Ir by function of each run */
 	struct cg_table *funcs;	/* of the run read last, when keep */
 };
+
+/* The first bytes of the file at path, or -1 when it cannot be read. */
+static ssize_t file_magic(const char *path, unsigned char *magic, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	ssize_t n;
+	while ((n = read(fd, magic, len)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	return n;
+}
+
+static bool is_elf(const char *path)
+{
+	unsigned char m[4];
+	return file_magic(path, m, sizeof(m)) == 4 && !memcmp(m, "\177ELF", 4);
+}
+
+/*
+ * The valgrind program to start: `valgrind` from PATH, or valgrind.bin
+ * beside it when `valgrind` is a wrapper script (Debian's, which adds
+ * variables and PWD to the program's environment).
+ */
+static int valgrind_program(char *buf, size_t len)
+{
+	if (exec_resolve("valgrind", buf, len) < 0)
+		return -1;
+	if (is_elf(buf))
+		return 0;
+	char bin[PATH_MAX + 8];
+	snprintf(bin, sizeof(bin), "%s.bin", buf);
+	if (strlen(bin) < len && access(bin, X_OK) == 0 && is_elf(bin))
+		snprintf(buf, len, "%s", bin);
+	return 0;
+}
+
+size_t valgrind_pad_len(char *const env[], char *const argv[], const char *exe)
+{
+	size_t total = strlen(exe) + 1 + strlen(VALGRIND_PAD_VAR) + 1;
+	for (size_t i = 0; env[i]; i++)
+		total += strlen(env[i]) + 1;
+	for (size_t i = 0; argv[i]; i++)
+		total += strlen(argv[i]) + 1;
+	return (VALGRIND_PAD_ALIGN - total % VALGRIND_PAD_ALIGN) % VALGRIND_PAD_ALIGN;
+}
+
+/* `valgrind --version`'s line (valgrind-3.19.0), or "" when it cannot be run. */
+static void valgrind_version(const char *prog, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	int fd[2];
+	if (lk_cloexec_pipe(fd) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+		dup2(devnull, 0);
+		dup2(fd[1], 1);
+		dup2(devnull, 2);
+		execl(prog, prog, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	if (pid > 0) {
+		size_t n = 0;
+		ssize_t r;
+		while (n + 1 < len && ((r = read(fd[0], buf + n, len - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+			n += r > 0 ? (size_t)r : 0;
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fd[0]);
+}
+
+char *valgrind_fingerprint(void)
+{
+	char prog[PATH_MAX], version[64] = "";
+	if (valgrind_program(prog, sizeof(prog)) == 0)
+		valgrind_version(prog, version, sizeof(version));
+	char cache[65] = "none";
+	size_t len = 0;
+	char *text = NULL;
+	if (lk_read_file("/etc/ld.so.cache", 64u << 20, &text, &len) == 0)
+		sha256_hex(text, len, cache);
+	free(text);
+	char libc[PATH_MAX] = "";
+#ifdef __GLIBC__
+	snprintf(libc, sizeof(libc), "glibc-%s", gnu_get_libc_version());
+#else
+	snprintf(libc, sizeof(libc), "unknown");
+#endif
+	return xasprintf("%s ld.so.cache:%.16s libc:%s", version[0] ? version : "valgrind-?", cache, libc);
+}
 
 static int valgrind_detect(char *why, size_t len)
 {
@@ -366,7 +518,7 @@ static int valgrind_open(void *priv, struct lk_evsel *sel, size_t n, char *err, 
 	struct valgrind_priv *p = priv;
 	p->sel = sel;
 	p->n = n;
-	if (exec_resolve("valgrind", p->valgrind, sizeof(p->valgrind)) < 0) {
+	if (valgrind_program(p->valgrind, sizeof(p->valgrind)) < 0) {
 		lk_errbuf(err, len, "valgrind not found in PATH");
 		return -LK_ENOTSUP;
 	}
@@ -380,11 +532,15 @@ static int valgrind_open(void *priv, struct lk_evsel *sel, size_t n, char *err, 
 		lk_errbuf(err, len, "'env' not found in PATH, needed to pin the environment (or set LAUKA_VALGRIND_ENV=inherit)");
 		return -LK_ENOTSUP;
 	}
-	for (size_t i = 0; i < n; i++)
+	p->cache_sim = p->branch_sim = false;
+	for (size_t i = 0; i < n; i++) {
 		if (!sel[i].ev || sel[i].ev->number >= 64) {
 			lk_errbuf(err, len, "'%s' is not a valgrind event", sel[i].ev ? sel[i].ev->name : "?");
 			return -LK_EINVAL;
 		}
+		p->cache_sim |= valgrind_needs_cache_sim(sel[i].ev->name);
+		p->branch_sim |= valgrind_needs_branch_sim(sel[i].ev->name);
+	}
 	const char *tmp = getenv("TMPDIR");
 	snprintf(p->dir, sizeof(p->dir), "%s/lauka-valgrind.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(p->dir)) {
@@ -416,17 +572,22 @@ static bool valgrind_can_run(const char *file)
 	char path[PATH_MAX];
 	if (exec_resolve(file, path, sizeof(path)) < 0)
 		return true;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return true;
 	unsigned char magic[4];
-	ssize_t n;
-	while ((n = read(fd, magic, sizeof(magic))) < 0 && errno == EINTR)
-		;
-	close(fd);
+	ssize_t n = file_magic(path, magic, sizeof(magic));
 	if (n < 0)
 		return true;
 	return (n == 4 && !memcmp(magic, "\177ELF", 4)) || (n >= 2 && magic[0] == '#' && magic[1] == '!');
+}
+
+/*
+ * PWD=<the working directory>, the variable a shell adds for its children
+ * when it is missing: given here, it is inside the padding, so a child of a
+ * shell sees an environment of the same size in any directory.
+ */
+static char *pwd_var(void)
+{
+	char cwd[PATH_MAX];
+	return xasprintf("PWD=%s", getcwd(cwd, sizeof(cwd)) ? cwd : "/");
 }
 
 static char **valgrind_wrap_argv(void *priv, char *const argv[])
@@ -444,27 +605,45 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
-	size_t max = 10 + ARRAY_SIZE(callgrind_opts) + 2 + argc + 1;
+	size_t max = 11 + ARRAY_SIZE(callgrind_opts) + ARRAY_SIZE(cache_sim_opts) + 4 + argc + 1;
 	char **out = xcalloc(max, sizeof(*out));
 	size_t k = 0;
 	if (p->env[0]) {
 		const char *path = getenv("PATH"), *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+		char *env[] = {
+			xasprintf("PATH=%s", path ? path : "/usr/local/bin:/usr/bin:/bin"),
+			xasprintf("HOME=%s", home && *home ? home : "/"),
+			xasprintf("TMPDIR=%s", tmp && *tmp ? tmp : "/tmp"),
+			pwd_var(),
+			xstrdup("LC_ALL=C"),
+			/* Interpreters that seed their hashes at random walk their tables in another order every run. */
+			xstrdup("PYTHONHASHSEED=0"),
+			xstrdup("PERL_HASH_SEED=0"),
+			xstrdup("PERL_PERTURB_KEYS=0"),
+			NULL,
+		};
+		char exe[PATH_MAX];
+		if (exec_resolve(argv[0], exe, sizeof(exe)) < 0)
+			snprintf(exe, sizeof(exe), "%s", argv[0]);
+		size_t pad = valgrind_pad_len(env, argv, exe);
 		out[k++] = xstrdup(p->env);
 		out[k++] = xstrdup("-i");
-		out[k++] = xasprintf("PATH=%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
-		if (home)
-			out[k++] = xasprintf("HOME=%s", home);
-		if (tmp && *tmp)
-			out[k++] = xasprintf("TMPDIR=%s", tmp);
-		out[k++] = xstrdup("LC_ALL=C");
-		/* Interpreters that seed their hashes at random walk their tables in another order every run. */
-		out[k++] = xstrdup("PYTHONHASHSEED=0");
-		out[k++] = xstrdup("PERL_HASH_SEED=0");
-		out[k++] = xstrdup("PERL_PERTURB_KEYS=0");
+		for (size_t i = 0; env[i]; i++)
+			out[k++] = env[i];
+		char *padvar = xmalloc(strlen(VALGRIND_PAD_VAR) + pad + 1);
+		memcpy(padvar, VALGRIND_PAD_VAR, strlen(VALGRIND_PAD_VAR));
+		memset(padvar + strlen(VALGRIND_PAD_VAR), 'x', pad);
+		padvar[strlen(VALGRIND_PAD_VAR) + pad] = '\0';
+		out[k++] = padvar;
 	}
 	out[k++] = xstrdup(p->valgrind);
 	for (size_t i = 0; i < ARRAY_SIZE(callgrind_opts); i++)
 		out[k++] = xstrdup(callgrind_opts[i]);
+	for (size_t i = 0; p->cache_sim && i < ARRAY_SIZE(cache_sim_opts); i++)
+		out[k++] = xstrdup(cache_sim_opts[i]);
+	out[k++] = xstrdup(p->branch_sim ? "--branch-sim=yes" : "--branch-sim=no");
+	if (!p->cache_sim)
+		out[k++] = xstrdup("--cache-sim=no");
 	out[k++] = xasprintf("--callgrind-out-file=%s/cg.%%p.out", p->dir);
 	for (size_t i = 0; i < argc; i++)
 		out[k++] = xstrdup(argv[i]);
@@ -747,6 +926,7 @@ const struct lk_backend backend_valgrind = {
 	.detect = valgrind_detect,
 	.catalog = vg_catalog_op,
 	.opt_in = true,
+	.deterministic = true,
 	.defaults = valgrind_defaults,
 	.open = valgrind_open,
 	.wrap_argv = valgrind_wrap_argv,

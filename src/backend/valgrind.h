@@ -40,4 +40,27 @@ char *valgrind_out_cmd(const char *buf, size_t len);
  */
 char *valgrind_join_argv(char *const argv[]);
 
+/*
+ * The variable that pads the strings of the program's first stack
+ * (arguments, environment, the program's path) to a multiple of
+ * VALGRIND_PAD_ALIGN bytes, so their length does not move the stack's
+ * alignment and with it the counts.
+ */
+#define VALGRIND_PAD_VAR "LAUKA_PAD="
+#define VALGRIND_PAD_ALIGN 4096
+
+/* How many padding bytes VALGRIND_PAD_VAR needs after env (NULL-ended), argv and exe, the program's path. */
+size_t valgrind_pad_len(char *const env[], char *const argv[], const char *exe);
+
+/* Does this callgrind event need the cache simulator, or the branch simulator? */
+bool valgrind_needs_cache_sim(const char *event);
+bool valgrind_needs_branch_sim(const char *event);
+
+/*
+ * What lauka cannot pin and counts depend on, as one line for a baseline:
+ * valgrind's version, the SHA-256 of the loader cache (/etc/ld.so.cache)
+ * and the C library the loader maps (its resolved path).  malloc'd.
+ */
+char *valgrind_fingerprint(void);
+
 #endif

@@ -203,3 +203,16 @@ int lk_read_file(const char *path, size_t max, char **out, size_t *len)
 	*len = n;
 	return 0;
 }
+
+int lk_cloexec_pipe(int fd[2])
+{
+#ifdef __linux__
+	return pipe2(fd, O_CLOEXEC);
+#else
+	if (pipe(fd) < 0)
+		return -1;
+	fcntl(fd[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fd[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+#endif
+}

@@ -39,6 +39,9 @@ void strbuf_reset(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);
 static inline const char *strbuf_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
 
+/* pipe(2) with both ends close-on-exec (pipe2 where there is one; macOS has none). 0 or -1 with errno. */
+int lk_cloexec_pipe(int fd[2]);
+
 /* Read a whole file (at most max bytes); returns 0 or -errno. *out is malloc'd. */
 int lk_read_file(const char *path, size_t max, char **out, size_t *len);
 

@@ -1157,6 +1157,7 @@ void db_baseline_release(struct db_baseline *b)
 	free(b->lauka_version);
 	free(b->git_commit);
 	free(b->shell);
+	free(b->fingerprint);
 	for (size_t i = 0; i < b->nmeas; i++) {
 		free(b->meas[i]);
 		free(b->units[i]);

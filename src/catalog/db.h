@@ -142,6 +142,7 @@ struct db_baseline {
 	char *name, *runner_class, *backend, *lauka_version;
 	char *git_commit;	/* or NULL */
 	char *shell;		/* or NULL */
+	char *fingerprint;	/* what counts depend on that lauka cannot pin (git notes only), or NULL */
 	long long created_at;	/* Unix seconds */
 	size_t nmeas;
 	char **meas, **units;	/* units[i] may be NULL */

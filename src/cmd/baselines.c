@@ -5,9 +5,13 @@
  *   $ lauka baselines
  *   name   saved                  runner class   backend    commands
  *   main   2026-12-01 16:40 UTC   ci-x86         valgrind   2: parse, render
+ *
+ * With --git the same for the baselines in git notes (catalog/notes.h):
+ * list has a commit column, show and delete take NAME or NAME@REV.
  */
 #include "cmd/builtin.h"
 #include "catalog/db.h"
+#include "catalog/notes.h"
 #include "base/error.h"
 #include "cmd/options.h"
 #include "base/progress.h"
@@ -42,6 +46,36 @@ static char *commands_of(const struct db_baseline *b)
 	return out;
 }
 
+/* The table of baselines; commits[i] (with --git) is the commit whose note holds all[i]. */
+static void print_list(const struct db_baseline *all, const char *const *commits, size_t n)
+{
+	const char *hdr[6] = { "commit", "name", "saved", "runner class", "backend", "commands" };
+	int first = commits ? 0 : 1;
+	size_t w[5];
+	for (int k = 0; k < 5; k++)
+		w[k] = strlen(hdr[k]);
+	char (*when)[40] = xcalloc(n ? n : 1, sizeof(*when));
+	for (size_t i = 0; i < n; i++) {
+		fmt_time(all[i].created_at, when[i], sizeof(when[i]));
+		const char *cell[5] = { commits ? commits[i] : "", all[i].name, when[i], all[i].runner_class, all[i].backend };
+		for (int k = first; k < 5; k++)
+			if (strlen(cell[k]) > w[k])
+				w[k] = strlen(cell[k]);
+	}
+	for (int k = first; k < 5; k++)
+		printf("%-*s   ", (int)w[k], hdr[k]);
+	printf("%s\n", hdr[5]);
+	for (size_t i = 0; i < n; i++) {
+		const char *cell[5] = { commits ? commits[i] : "", all[i].name, when[i], all[i].runner_class, all[i].backend };
+		char *cmds = commands_of(&all[i]);
+		for (int k = first; k < 5; k++)
+			printf("%-*s   ", (int)w[k], cell[k]);
+		printf("%s\n", cmds);
+		free(cmds);
+	}
+	free(when);
+}
+
 static int list(struct db *db)
 {
 	struct db_baseline *all = NULL;
@@ -56,31 +90,9 @@ static int list(struct db *db)
 			db_path(db));
 		return 0;
 	}
-	const char *hdr[5] = { "name", "saved", "runner class", "backend", "commands" };
-	size_t w[4];
-	for (int k = 0; k < 4; k++)
-		w[k] = strlen(hdr[k]);
-	char (*when)[40] = xcalloc(n, sizeof(*when));
-	for (size_t i = 0; i < n; i++) {
-		fmt_time(all[i].created_at, when[i], sizeof(when[i]));
-		const char *cell[4] = { all[i].name, when[i], all[i].runner_class, all[i].backend };
-		for (int k = 0; k < 4; k++)
-			if (strlen(cell[k]) > w[k])
-				w[k] = strlen(cell[k]);
-	}
-	for (int k = 0; k < 4; k++)
-		printf("%-*s   ", (int)w[k], hdr[k]);
-	printf("%s\n", hdr[4]);
-	for (size_t i = 0; i < n; i++) {
-		const char *cell[4] = { all[i].name, when[i], all[i].runner_class, all[i].backend };
-		char *cmds = commands_of(&all[i]);
-		for (int k = 0; k < 4; k++)
-			printf("%-*s   ", (int)w[k], cell[k]);
-		printf("%s\n", cmds);
-		free(cmds);
+	print_list(all, NULL, n);
+	for (size_t i = 0; i < n; i++)
 		db_baseline_release(&all[i]);
-	}
-	free(when);
 	free(all);
 	return 0;
 }
@@ -114,6 +126,8 @@ static int failed(struct db *db, int r, const char *err)
 	return EXIT_COUNTERS;
 }
 
+static void show_baseline(const struct db_baseline *bp, const char *commit, bool color);
+
 static int show(struct db *db, const char *name, bool color)
 {
 	struct db_baseline b;
@@ -121,6 +135,14 @@ static int show(struct db *db, const char *name, bool color)
 	int r = db_baseline_load(db, name, &b, err, sizeof(err));
 	if (r < 0)
 		return failed(db, r, err);
+	show_baseline(&b, NULL, color);
+	db_baseline_release(&b);
+	return 0;
+}
+
+static void show_baseline(const struct db_baseline *bp, const char *commit, bool color)
+{
+	struct db_baseline b = *bp;
 	char when[40];
 	fmt_time(b.created_at, when, sizeof(when));
 	printf("baseline       %s\nsaved          %s\nrunner class   %s\nbackend        %s\nlauka          %s\n"
@@ -128,6 +150,10 @@ static int show(struct db *db, const char *name, bool color)
 	       b.git_commit ? b.git_commit : "-");
 	if (b.shell)
 		printf("shell          %s\n", b.shell);
+	if (commit)
+		printf("note of        %s (%s)\n", commit, NOTES_REF);
+	if (b.fingerprint)
+		printf("environment    %s\n", b.fingerprint);
 	printf("\n");
 	struct report_opts ro = { .color = color, .width = term_columns(STDOUT_FILENO) };
 	for (size_t i = 0; i < b.nmeas; i++)
@@ -146,7 +172,98 @@ static int show(struct db *db, const char *name, bool color)
 		free(text);
 	}
 	free(rows);
-	db_baseline_release(&b);
+}
+
+/* ---- --git: the baselines in git notes ---- */
+
+static int git_failed(int r, const char *err)
+{
+	error("%s", err);
+	return r == -LK_ENOENT ? EXIT_USAGE : EXIT_COUNTERS;
+}
+
+static int git_list(void)
+{
+	struct notes_hit *hits = NULL;
+	size_t n = 0;
+	char err[512];
+	int r = notes_list(&hits, &n, err, sizeof(err));
+	if (r < 0)
+		return git_failed(r, err);
+	if (!n) {
+		fprintf(stderr, "lauka: no baselines in %s; save one with lauka record --git --save-baseline NAME -- ...\n",
+			NOTES_REF);
+		return 0;
+	}
+	struct db_baseline *all = xcalloc(n, sizeof(*all));
+	const char **commits = xcalloc(n, sizeof(*commits));
+	char (*shorts)[13] = xcalloc(n, sizeof(*shorts));
+	for (size_t i = 0; i < n; i++) {
+		all[i] = hits[i].b;
+		snprintf(shorts[i], sizeof(shorts[i]), "%.12s", hits[i].commit);
+		commits[i] = shorts[i];
+	}
+	print_list(all, commits, n);
+	free(all);
+	free(commits);
+	free(shorts);
+	notes_hits_free(hits, n);
+	return 0;
+}
+
+/* NAME or NAME@REV: the name (malloc'd) and REV or NULL. */
+static char *split_rev(const char *arg, const char **rev)
+{
+	const char *at = strrchr(arg, '@');
+	*rev = at ? at + 1 : NULL;
+	return at ? xasprintf("%.*s", (int)(at - arg), arg) : xstrdup(arg);
+}
+
+/* show NAME[@REV]: REV's note, or the nearest first-parent ancestor's from HEAD on; every runner class. */
+static int git_show(const char *arg, bool color)
+{
+	const char *rev;
+	char *name = split_rev(arg, &rev), err[512];
+	struct notes_hit *hits = NULL;
+	size_t n = 0;
+	int found = 0;
+	int r = notes_find(name, rev, NULL, 1, &hits, &n, &found, err, sizeof(err));
+	if (r < 0) {
+		free(name);
+		return git_failed(r, err);
+	}
+	if (!n) {
+		error("no baseline '%s' in the notes of %s (%s)", name, rev ? rev : "HEAD or its first-parent ancestors",
+		      NOTES_REF);
+		tip("lauka baselines --git lists them");
+		free(name);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			printf("\n");
+		show_baseline(&hits[i].b, hits[i].commit, color);
+	}
+	notes_hits_free(hits, n);
+	free(name);
+	return 0;
+}
+
+static int git_delete(const char *arg)
+{
+	const char *rev;
+	char *name = split_rev(arg, &rev), err[512];
+	size_t removed = 0;
+	int r = notes_delete(name, rev, &removed, err, sizeof(err));
+	if (r < 0) {
+		free(name);
+		if (r == -LK_ENOENT)
+			tip("lauka baselines --git lists them");
+		return git_failed(r, err);
+	}
+	fprintf(stderr, "lauka: deleted baseline '%s' from the note of %s (%zu runner class%s)\n", name,
+		rev ? rev : "HEAD", removed, removed == 1 ? "" : "es");
+	free(name);
 	return 0;
 }
 
@@ -165,6 +282,7 @@ struct baselines_opts {
 	const char *words[2];	/* the action and its name */
 	size_t nwords;
 	bool color;
+	bool git;		/* --git: the baselines in git notes */
 };
 
 static int set_db(void *ctx, const char *v)
@@ -195,26 +313,34 @@ static int add_word(void *ctx, const char *a)
 	return 0;
 }
 
+static int set_git(void *ctx, const char *v)
+{
+	(void)v;
+	((struct baselines_opts *)ctx)->git = true;
+	return 0;
+}
+
 static const struct opt_spec baselines_options[] = {
+	{ "--git", NULL, false, set_git },
 	{ "--db", NULL, true, set_db },
 	{ "--color", NULL, true, set_color },
 };
 
 int cmd_baselines(int argc, char **argv)
 {
-	struct baselines_opts o = { NULL, { NULL, NULL }, 0, term_color_auto(STDOUT_FILENO) };
+	struct baselines_opts o = { NULL, { NULL, NULL }, 0, term_color_auto(STDOUT_FILENO), false };
 	static const struct opt_verb verb = { "baselines", baselines_options, ARRAY_SIZE(baselines_options), add_word,
 					      false };
 	int next, pr = opts_parse(&verb, &o, argc, argv, &next);
 	if (pr)
 		return pr > 0 ? 0 : EXIT_USAGE;
 	const char *dbpath = o.db, *const *words = o.words;
-	bool color = o.color;
+	bool color = o.color, use_git = o.git;
 	const char *what = words[0] ? words[0] : "list";
 	bool named = !strcmp(what, "show") || !strcmp(what, "delete");
 	if (strcmp(what, "list") && !named) {
 		error("unknown baselines action '%s'", what);
-		tip("use lauka baselines [list | show NAME | delete NAME]");
+		tip("use lauka baselines [--git] [list | show NAME | delete NAME]");
 		return EXIT_USAGE;
 	}
 	if (named != (words[1] != NULL)) {
@@ -223,6 +349,14 @@ int cmd_baselines(int argc, char **argv)
 		else
 			error("lauka baselines list takes no name");
 		return help_hint("baselines"), EXIT_USAGE;
+	}
+	if (use_git) {
+		if (dbpath) {
+			error("--db and --git name two different stores: give one");
+			return help_hint("baselines"), EXIT_USAGE;
+		}
+		return !strcmp(what, "list") ? git_list() : !strcmp(what, "show") ? git_show(words[1], color)
+										 : git_delete(words[1]);
 	}
 	struct db *db;
 	char err[512];

@@ -103,19 +103,78 @@ static int set_seed(void *ctx, const char *v)
 #define SETTER(fn, opt, stmt) \
 	static int fn(void *ctx, const char *v) \
 	{ struct record_opts *o = ctx; if (v && opt_nonempty(opt, v) < 0) return -1; stmt; return 0; }
-SETTER(set_measurements, "--measurements", o->measurements = v)
+/* -m given again adds to the list, as perf stat -e does. */
+static int set_measurements(void *ctx, const char *v)
+{
+	struct record_opts *o = ctx;
+	if (opt_nonempty("--measurements", v) < 0)
+		return -1;
+	if (!o->measurements) {
+		o->measurements = v;
+		return 0;
+	}
+	char *joined = xasprintf("%s,%s", o->measurements, v);
+	free(o->measurements_buf);
+	o->measurements = o->measurements_buf = joined;
+	return 0;
+}
+
+/* An export option given twice for one format would lose one of the files: refuse it. */
+static int set_export(struct record_opts *o, enum record_export_kind k, const char *opt, const char *v)
+{
+	if (opt_nonempty(opt, v) < 0)
+		return -1;
+	if (o->exports[k]) {
+		error("%s given twice ('%s' and '%s')", opt, o->exports[k], v);
+		fix("give %s once; to keep two copies, copy the file", opt);
+		return -1;
+	}
+	o->exports[k] = v;
+	return 0;
+}
+static int set_json(void *ctx, const char *v) { return set_export(ctx, EXPORT_JSON, "--export-json", v); }
+static int set_csv(void *ctx, const char *v) { return set_export(ctx, EXPORT_CSV, "--export-csv", v); }
+static int set_markdown(void *ctx, const char *v)
+{
+	return set_export(ctx, EXPORT_MARKDOWN, "--export-markdown", v);
+}
+
+/* --ok-exit-codes 0,1: the exit statuses that count as success (0..255). */
+static int set_ok_codes(void *ctx, const char *v)
+{
+	struct record_opts *o = ctx;
+	if (opt_nonempty("--ok-exit-codes", v) < 0)
+		return -1;
+	free(o->ok_codes);
+	o->ok_codes = NULL;
+	o->nok_codes = 0;
+	for (const char *p = v;;) {
+		char *end;
+		errno = 0;
+		long c = strtol(p, &end, 10);
+		if (end == p || errno || c < 0 || c > 255 || (*end && *end != ',')) {
+			error("invalid --ok-exit-codes '%s'", v);
+			fix("list exit statuses from 0 to 255 with commas, e.g. --ok-exit-codes 0,1");
+			return -1;
+		}
+		o->ok_codes = xrealloc(o->ok_codes, (o->nok_codes + 1) * sizeof(int));
+		o->ok_codes[o->nok_codes++] = (int)c;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
 SETTER(set_backend, "--backend", o->backend = v)
 SETTER(set_db, "--db", o->db = v)
 SETTER(set_show_output, "--show-output", o->show_output = true)
-SETTER(set_json, "--export-json", o->exports[EXPORT_JSON] = v)
-SETTER(set_csv, "--export-csv", o->exports[EXPORT_CSV] = v)
-SETTER(set_markdown, "--export-markdown", o->exports[EXPORT_MARKDOWN] = v)
 SETTER(set_plot, "--plot", o->plot = v)
 SETTER(set_guided, "--guided", o->guided = true)
 SETTER(set_explain, "--explain", o->explain = true)
 SETTER(set_shell, "--shell", o->shell = v)
 SETTER(set_interleave, "--interleave", o->interleave = true)
 SETTER(set_passes, "--passes", o->passes = true)
+SETTER(set_no_interleave, "--no-interleave", o->no_interleave = true)
+SETTER(set_ignore_failure, "--ignore-failure", o->ignore_failure = true)
 SETTER(set_setup, "--setup", list_add(&o->hooks[HOOK_SETUP], v))
 SETTER(set_prepare, "--prepare", list_add(&o->hooks[HOOK_PREPARE], v))
 SETTER(set_conclude, "--conclude", list_add(&o->hooks[HOOK_CONCLUDE], v))
@@ -127,6 +186,7 @@ SETTER(set_save_baseline, "--save-baseline", o->save_baseline = v)
 SETTER(set_baseline, "--baseline", o->baseline = v)
 SETTER(set_runner_class, "--runner-class", o->runner_class = v)
 SETTER(set_any_runner, "--any-runner", o->any_runner = true)
+SETTER(set_git, "--git", o->git = true)
 #undef SETTER
 
 static const struct opt_spec options[] = {
@@ -146,6 +206,9 @@ static const struct opt_spec options[] = {
 	{ "--shell", "-S", true, set_shell },
 	{ "--interleave", NULL, false, set_interleave },
 	{ "--passes", NULL, false, set_passes },
+	{ "--no-interleave", NULL, false, set_no_interleave },
+	{ "--ignore-failure", "-i", false, set_ignore_failure },
+	{ "--ok-exit-codes", NULL, true, set_ok_codes },
 	{ "--seed", NULL, true, set_seed },
 	{ "--setup", NULL, true, set_setup },
 	{ "--prepare", NULL, true, set_prepare },
@@ -158,6 +221,7 @@ static const struct opt_spec options[] = {
 	{ "--baseline", NULL, true, set_baseline },
 	{ "--runner-class", NULL, true, set_runner_class },
 	{ "--any-runner", NULL, false, set_any_runner },
+	{ "--git", NULL, false, set_git },
 };
 
 /* A word before "--" is a command without its "--". */

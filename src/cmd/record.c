@@ -27,7 +27,7 @@
 
 int cmd_record(int argc, char **argv)
 {
-	struct record rec = { .argc = argc, .argv = argv };
+	struct record rec = { .argc = argc, .argv = argv, .out = stdout };
 	int rc = record_parse_options(&rec);
 	if (rc) {	/* --help, or a usage error the parser explained (with a tip where one helps) */
 		record_release(&rec);
@@ -40,7 +40,7 @@ int cmd_record(int argc, char **argv)
 		help_hint("record");
 	else if (rc == 0) {
 		rec.ro.color = rec.o.color == RECORD_COLOR_ANSI ||
-			       (rec.o.color == RECORD_COLOR_AUTO && term_color_auto(STDOUT_FILENO));
+			       (rec.o.color == RECORD_COLOR_AUTO && term_color_auto(fileno(rec.out)));
 		rec.ro.name_width = rec.name_width;
 		rec.ro.width = term_columns(STDOUT_FILENO);
 		record_measure(&rec);

@@ -1,7 +1,9 @@
 /* output/export.c: JSON, CSV and Markdown forms of record's results. */
 #include "output/export.h"
+#include "base/util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not one. */
@@ -152,6 +154,86 @@ static void json_command(FILE *f, const struct export_command *ec, const char *i
 	fputs("}", f);
 }
 
+/* The row of a measurement by name, or NULL. */
+static const struct report_row *find_row(const struct export_command *ec, const char *name, size_t *at)
+{
+	for (size_t r = 0; r < ec->nrows; r++)
+		if (ec->rows[r].name && !strcmp(ec->rows[r].name, name)) {
+			*at = r;
+			return &ec->rows[r];
+		}
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The mean over the runs of a measurement in nanoseconds, in seconds (NaN
+ * when the measurement was not taken).
+ */
+static double mean_seconds(const struct export_command *ec, const char *name)
+{
+	size_t at;
+	if (!find_row(ec, name, &at) || !ec->runs)
+		return NAN;
+	double sum = 0;
+	for (size_t i = 0; i < ec->runs; i++)
+		sum += ec->samples[at][i] / 1e9;
+	return sum / (double)ec->runs;
+}
+
+/*
+ * One entry of hyperfine's "results": its statistics of the wall times in
+ * seconds as hyperfine defines them (stddev with n - 1, null for one run;
+ * the median of the sorted times), user and system as the mean CPU times.
+ */
+static void json_hyperfine_result(FILE *f, const struct export_command *ec)
+{
+	size_t at, n = ec->runs;
+	const struct report_row *wall = find_row(ec, "wall_time", &at);
+	double *t = xcalloc(n ? n : 1, sizeof(*t));
+	double sum = 0;
+	for (size_t i = 0; wall && i < n; i++) {
+		t[i] = ec->samples[at][i] / 1e9;
+		sum += t[i];
+	}
+	size_t m = wall ? n : 0;
+	double mean = m ? sum / (double)m : NAN, ss = 0;
+	for (size_t i = 0; i < m; i++)
+		ss += (t[i] - mean) * (t[i] - mean);
+	double *sorted = xcalloc(m ? m : 1, sizeof(*sorted));
+	memcpy(sorted, t, m * sizeof(*t));
+	qsort(sorted, m, sizeof(*sorted), cmp_double);
+	double median = !m ? NAN : m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
+	fputs("{\"command\": ", f);
+	export_json_str(f, ec->name ? ec->name : ec->command);
+	const struct { const char *k; double v; } fields[] = {
+		{ "mean", mean }, { "stddev", m > 1 ? sqrt(ss / (double)(m - 1)) : NAN }, { "median", median },
+		{ "user", mean_seconds(ec, "user_time") }, { "system", mean_seconds(ec, "sys_time") },
+		{ "min", m ? sorted[0] : NAN }, { "max", m ? sorted[m - 1] : NAN },
+	};
+	for (size_t k = 0; k < sizeof(fields) / sizeof(*fields); k++) {
+		fprintf(f, ", \"%s\": ", fields[k].k);
+		json_num(f, fields[k].v);
+	}
+	fputs(", \"times\": [", f);
+	for (size_t i = 0; i < m; i++) {
+		if (i)
+			fputs(", ", f);
+		json_num(f, t[i]);
+	}
+	fputs("], \"exit_codes\": [", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%d", i ? ", " : "", ec->exit_codes ? ec->exit_codes[i] : ec->exit_code);
+	fputs("]}", f);
+	free(t);
+	free(sorted);
+}
+
 void export_json(FILE *f, const struct export_run *r)
 {
 	fputs("{\n  \"lauka_version\": ", f);
@@ -162,7 +244,8 @@ void export_json(FILE *f, const struct export_run *r)
 	export_json_str(f, r->runner_class);
 	fputs(",\n  \"baseline\": ", f);
 	export_json_str(f, r->baseline);
-	fprintf(f, ",\n  \"order\": \"%s\",\n  \"seed\": ", r->interleaved ? "interleaved" : "sequential");
+	fprintf(f, ",\n  \"order\": \"%s\",\n  \"seed\": ",
+		r->interleaved ? "interleaved" : r->parallel ? "parallel" : "sequential");
 	if (r->interleaved)
 		fprintf(f, "%llu", (unsigned long long)r->seed);
 	else
@@ -199,7 +282,15 @@ void export_json(FILE *f, const struct export_run *r)
 		fprintf(f, ", \"basis\": \"%s\", \"result\": \"%s\"}", basis_name(eg->eval.basis),
 			eg->eval.failed ? "fail" : "pass");
 	}
-	fputs(r->ngates ? "\n  ]\n}\n" : "]\n}\n", f);
+	fputs(r->ngates ? "\n  ],\n  \"results\": [" : "],\n  \"results\": [", f);
+	for (size_t c = 0; c < r->ncmds; c++) {
+		fputs(c ? ",\n    " : "\n    ", f);
+		json_hyperfine_result(f, &r->cmds[c]);
+	}
+	fprintf(f, r->ncmds ? "\n  ],\n  \"exit_code\": %d,\n  \"exit_cause\": " : "],\n  \"exit_code\": %d,\n  \"exit_cause\": ",
+		r->exit_code);
+	export_json_str(f, r->exit_cause);
+	fputs("\n}\n", f);
 }
 
 void export_csv_field(FILE *f, const char *s)

@@ -26,6 +26,7 @@ struct export_command {
 	size_t nrows;
 	const bool *check_passed;	/* [run], or NULL without --check */
 	size_t checks_passed;
+	const int *exit_codes;		/* [run]: each run's exit status (128+signal), or NULL: exit_code for every run */
 	const char *detail_key;		/* with detail: the backend's per-run details (a JSON value) */
 	const char *detail;
 	const char *diagnosis;		/* record --explain: the JSON "diagnosis" object, or NULL */
@@ -47,6 +48,7 @@ struct export_run {
 	const char *runner_class;
 	const char *baseline;		/* compared against this baseline, or NULL: against the first command */
 	bool interleaved;
+	bool parallel;			/* the runs of each command were made at the same time (a deterministic backend) */
 	uint64_t seed;			/* with interleaved */
 	const char *shell;		/* -S, or NULL */
 	const struct export_command *shell_cost;	/* the empty command under the shell, or NULL */
@@ -54,8 +56,16 @@ struct export_run {
 	size_t ncmds;
 	const struct export_gate *gates;
 	size_t ngates;
+	int exit_code;			/* lauka's exit code */
+	const char *exit_cause;		/* "ok", "gate", "command", "check", "collection", "interrupted", "output" */
 };
 
+/*
+ * JSON: lauka's keys, and hyperfine's "results" beside them (one per
+ * command: command, mean, stddev, median, user, system, min, max, times,
+ * exit_codes, all times in seconds from wall_time, user_time and sys_time),
+ * so that hyperfine's scripts read the file unchanged.
+ */
 void export_json(FILE *f, const struct export_run *r);
 void export_csv(FILE *f, const struct export_run *r);
 void export_markdown(FILE *f, const struct export_run *r);

@@ -25,11 +25,14 @@
 #include "machine/xctrace-slots.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* env [-u LAUKA_RUN_INDEX] LAUKA_COMMAND_INDEX=C [LAUKA_RUN_INDEX=R] hook...: malloc'd, NULL-terminated. */
 static char **hook_argv(const struct record *rec, const struct record_prog *h, size_t ci, const struct order_slot *s)
@@ -164,14 +167,34 @@ static void store_sample(struct record *rec, struct record_cmd *c)
 	c->done++;
 }
 
-/* One run of c measured by the backends: 0, the failing run's code, or -1 on a collection error. */
-static int run_measured(struct record *rec, struct record_cmd *c, const char *what, bool warm)
+/*
+ * An exit status -i or --ok-exit-codes accepts: the run is measured as a
+ * successful one.  A command that could not be executed or was killed by a
+ * signal is never accepted.
+ */
+static bool accepted(const struct record *rec, const struct runner_result *res, int code)
 {
-	struct runner_result res;
-	char err[512];
-	if (runner_interrupted)
-		return 0;	/* Ctrl-C during a hook: start nothing more */
-	if (runner_run(&rec->run, c->prog.path, c->prog.argv, rec->bi, rec->nbi, rec->counts, &res, err, sizeof(err)) < 0) {
+	if (res->exec_errno || res->term_signal || res->tty_stop)
+		return false;
+	if (rec->o.ok_codes) {
+		for (size_t i = 0; i < rec->o.nok_codes; i++)
+			if (rec->o.ok_codes[i] == code)
+				return true;
+		return false;
+	}
+	return rec->o.ignore_failure;
+}
+
+/*
+ * What a run's result means for c (run_measured, or a run made in parallel):
+ * 0 and its sample stored, the failing run's code, or -1 on a collection
+ * error.  rr and err: what runner_run returned and said.
+ */
+static int after_run(struct record *rec, struct record_cmd *c, const char *what, bool warm, int rr, const char *err,
+		     const struct runner_result *resp)
+{
+	struct runner_result res = *resp;
+	if (rr < 0) {
 		progress_clear(&rec->prog);
 		error("measuring %s '%s': %s", what, c->prog.text, err);
 		rec->collect_err = true;
@@ -180,16 +203,34 @@ static int run_measured(struct record *rec, struct record_cmd *c, const char *wh
 	if (runner_interrupted)
 		return 0;
 	int code = exit_code_of(&res);
-	if (code) {
+	/* --ok-exit-codes without 0 makes 0 a failure, as a grep that must find something. */
+	bool ok = accepted(rec, &res, code) || (!code && !rec->o.ok_codes);
+	if (!code && !ok) {
+		progress_clear(&rec->prog);
+		error("%s '%s' exited with 0, which --ok-exit-codes does not list", what, c->prog.text);
+		return EXIT_USAGE;
+	}
+	if (code && ok && !warm) {
+		if (!c->ignored++) {
+			progress_clear(&rec->prog);
+			warning("%s '%s' exited with code %d: measured anyway (%s)", what, c->prog.text, code,
+				rec->o.ok_codes ? "--ok-exit-codes" : "-i/--ignore-failure");
+		}
+	}
+	if (code && !ok) {
 		progress_clear(&rec->prog);
 		char *label = xasprintf("%s '%s'", what, c->prog.text);
 		show_failure(label, c->prog.argv[0], &res, "run");
 		free(label);
+		if (!res.exec_errno && !res.term_signal && !res.tty_stop)
+			tip("to measure a command whose exit status is not 0, pass -i/--ignore-failure, "
+			    "or --ok-exit-codes 0,%d", code);
 		return code;
 	}
 	/* The counter backend's details of this run, for the JSON: of measured runs only. */
 	char *d = rec->nbi > 1 && rec->bi[1].ops->json_run ? rec->bi[1].ops->json_run(rec->bi[1].priv) : NULL;
 	if (!warm) {
+		c->codes[c->done] = code;
 		store_sample(rec, c);
 		if (rec->nbi > 1)
 			explain_take_functions(&rec->bi[1], &c->funcs);
@@ -198,6 +239,180 @@ static int run_measured(struct record *rec, struct record_cmd *c, const char *wh
 	}
 	free(d);
 	return 0;
+}
+
+/* One run of c measured by the backends: 0, the failing run's code, or -1 on a collection error. */
+static int run_measured(struct record *rec, struct record_cmd *c, const char *what, bool warm)
+{
+	struct runner_result res;
+	char err[512] = "";
+	if (runner_interrupted)
+		return 0;	/* Ctrl-C during a hook: start nothing more */
+	int rr = runner_run(&rec->run, c->prog.path, c->prog.argv, rec->bi, rec->nbi, rec->counts, &res, err, sizeof(err));
+	return after_run(rec, c, what, warm, rr, err, &res);
+}
+
+/*
+ * Runs of a deterministic backend (valgrind: counts do not depend on the
+ * load) are made at the same time, each in a process of lauka's own with
+ * its own runner and backend instances, and their results read back in run
+ * order: on 2 cores a 3-run gate takes about 1.5 runs' time instead of 3.
+ * Only without hooks, interleaving or --show-output, which need one run at a
+ * time.  How many at once: every run, up to twice the cores.
+ */
+static size_t parallel_jobs(const struct record *rec)
+{
+	if (!rec->be || !rec->be->deterministic || rec->nbi < 2 || rec->o.interleave || rec->o.show_output ||
+	    rec->npasses > 1)
+		return 0;
+	for (int k = 0; k < HOOK_COUNT; k++)
+		if (rec->nhooks[k])
+			return 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return ncpu > 1 ? (size_t)ncpu * 2 : 0;
+}
+
+/* What a worker sends back: runner_run's return, its message and result, then every backend's counts. */
+struct par_head {
+	int rr;
+	char err[512];
+	struct runner_result res;
+};
+
+static bool read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	while (len) {
+		ssize_t r = read(fd, p, len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		len -= (size_t)r;
+	}
+	return true;
+}
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t r = write(fd, p, len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		p += r;
+		len -= (size_t)r;
+	}
+}
+
+/* In the worker process: one run with a runner and backends of its own, the result into fd. */
+_Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int fd)
+{
+	struct par_head h = { .rr = -1 };
+	struct runner run;
+	struct backend_inst bi[2] = { 0 };
+	struct lk_counts *counts[2] = { NULL, NULL };
+	size_t nbi = 0;
+	if (runner_init(&run, &rec->run.opts, h.err, sizeof(h.err)) == 0) {
+		for (; nbi < rec->nbi; nbi++) {
+			if (backend_inst_open(&bi[nbi], rec->bi[nbi].ops, rec->bi[nbi].sel, rec->bi[nbi].nsel, h.err,
+					      sizeof(h.err)) < 0)
+				break;
+			counts[nbi] = xcalloc(rec->bi[nbi].nsel ? rec->bi[nbi].nsel : 1, sizeof(struct lk_counts));
+		}
+		if (nbi == rec->nbi)
+			h.rr = runner_run(&run, c->prog.path, c->prog.argv, bi, nbi, counts, &h.res, h.err, sizeof(h.err));
+		for (size_t b = 0; b < nbi; b++)
+			backend_inst_close(&bi[b]);
+		runner_release(&run);
+	}
+	write_all(fd, &h, sizeof(h));
+	for (size_t b = 0; b < rec->nbi; b++)
+		if (counts[b])
+			write_all(fd, counts[b], rec->bi[b].nsel * sizeof(struct lk_counts));
+	_exit(0);
+}
+
+/*
+ * Every measured run of c in parallel; the results in run order, as
+ * run_measured's: 0, the first failing run's code, or -1.
+ */
+static int run_parallel(struct record *rec, struct record_cmd *c, size_t ci, size_t jobs)
+{
+	size_t n = c->planned;
+	pid_t *pid = xcalloc(n, sizeof(*pid));
+	int *fd = xcalloc(n, sizeof(*fd));
+	char what[32];
+	snprintf(what, sizeof(what), "command %zu", ci + 1);
+	int ret = 0;
+	size_t started = 0, next = 0;
+	fflush(NULL);
+	while (next < n) {
+		/* Keep up to jobs workers going; read the next result in order. */
+		while (started < n && started - next < jobs && !runner_interrupted) {
+			int p[2];
+			if (lk_cloexec_pipe(p) < 0)
+				break;
+			pid_t w = fork();
+			if (w == 0) {
+				close(p[0]);
+				/* What the backend says of a run (valgrind's exec warning) is said once, by the first. */
+				if (started > 0 && rec->run.devnull >= 0)
+					dup2(rec->run.devnull, STDERR_FILENO);
+				par_worker(rec, c, p[1]);
+			}
+			close(p[1]);
+			if (w < 0) {
+				close(p[0]);
+				break;
+			}
+			pid[started] = w;
+			fd[started++] = p[0];
+		}
+		if (next == started) {
+			if (!runner_interrupted) {
+				progress_clear(&rec->prog);
+				error("measuring %s '%s': cannot start a worker: %s", what, c->prog.text, strerror(errno));
+				rec->collect_err = true;
+				ret = -1;
+			}
+			break;
+		}
+		progress_show(&rec->prog, "[%zu/%zu] runs %zu-%zu/%zu at once", ci + 1, rec->ncmds, next + 1, started, n);
+		struct par_head h;
+		bool got = read_all(fd[next], &h, sizeof(h));
+		for (size_t b = 0; got && b < rec->nbi; b++)
+			got = read_all(fd[next], rec->counts[b], rec->bi[b].nsel * sizeof(struct lk_counts));
+		close(fd[next]);
+		while (waitpid(pid[next], NULL, 0) < 0 && errno == EINTR)
+			;
+		next++;
+		if (runner_interrupted)
+			break;
+		if (!got) {
+			snprintf(h.err, sizeof(h.err), "a worker process ended without a result");
+			h.rr = -1;
+		}
+		int r = ret ? 0 : after_run(rec, c, what, false, h.rr, h.err, &h.res);
+		progress_tick(&rec->prog);
+		if (r && !ret) {
+			ret = r;
+			/* The rest are already running: let them end, and keep nothing of them. */
+		}
+	}
+	for (size_t k = next; k < started; k++) {
+		if (runner_interrupted)
+			kill(pid[k], SIGTERM);
+		close(fd[k]);
+		while (waitpid(pid[k], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(pid);
+	free(fd);
+	return ret;
 }
 
 /* The details gathered over c's runs, as the JSON's per-command entry. */
@@ -277,8 +492,20 @@ void record_measure(struct record *rec)
 	rec->run.idle_arg = &rec->prog;
 	progress_units(&rec->prog, (double)(rec->nslots + (rec->have_shell_cost ? rec->shell_cost.planned : 0)));
 	if (rec->o.interleave && rec->ncmds > 1) {
-		printf("Interleaved: one run of each command per round, order shuffled every round (--seed %llu)\n\n",
-		       (unsigned long long)rec->o.seed);
+		fprintf(rec->out, "Interleaved: one run of each command per round, order shuffled every round (--seed %llu)\n",
+			(unsigned long long)rec->o.seed);
+		if (rec->o.auto_interleave)
+			fprintf(rec->out, "(a gate is on a timing measurement, so the runs are interleaved; --no-interleave "
+				"runs them in sequence)\n");
+		fputc('\n', rec->out);
+		record_flush_stdout(rec);
+	}
+	size_t jobs = parallel_jobs(rec);
+	if (jobs) {
+		fprintf(rec->out, "Parallel: the runs of each command run at the same time (%s counts do not depend on "
+			"the load);\nwall_time is then not comparable with sequential runs, and it and peak_rss measure "
+			"%s with the command\n\n", rec->be->name, rec->be->name);
+		rec->parallel = true;
 		record_flush_stdout(rec);
 	}
 	if (rec->have_shell_cost) {
@@ -309,6 +536,17 @@ void record_measure(struct record *rec)
 		if (!r && rec->npasses > 1 && pass != rec->cur_pass && record_open_pass(rec, pass)) {
 			rec->collect_err = true;
 			break;
+		}
+		if (!r && jobs && !s->warmup && s->k == 0 && c->slots_left + 1 == c->planned) {
+			/* Every measured run of c at once: its other slots are done here. */
+			if ((r = run_parallel(rec, c, ci, jobs)) > 0)
+				stop(rec, c, r, "command");
+			i += c->slots_left;
+			c->slots_left = 0;
+			if (runner_interrupted || rec->collect_err)
+				break;
+			finish(rec, ci);
+			continue;
 		}
 		if (!r && (r = run_measured(rec, c, what, s->warmup)) > 0)
 			stop(rec, c, r, "command");

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "catalog/db.h"
+#include "catalog/notes.h"
 #include "machine/catalog.h"
 #include "record/plan.h"
 #include "record/record.h"
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* "<hostname>/<chip>": the machine id calibration stores verdicts under (machine/catalog.h). */
@@ -29,6 +31,19 @@ static char *machine_id(const struct record *rec)
 	host[sizeof(host) - 1] = '\0';
 	const struct lk_pmu *p = rec->cat ? catalog_pmu(rec->cat) : &rec->rpmu;
 	return xasprintf("%s/%s", host, p->marketing_name && *p->marketing_name ? p->marketing_name : p->name);
+}
+
+/*
+ * With --git the default class leaves the host name out ("<arch>/<chip>"):
+ * CI jobs run on fresh machines with new names, and a class must name the
+ * kind of machine, not the one machine.
+ */
+static char *machine_class(const struct record *rec)
+{
+	struct utsname u;
+	const char *arch = uname(&u) == 0 ? u.machine : "unknown";
+	const struct lk_pmu *p = rec->cat ? catalog_pmu(rec->cat) : &rec->rpmu;
+	return xasprintf("%s/%s", arch, p->marketing_name && *p->marketing_name ? p->marketing_name : p->name);
 }
 
 static int open_db(struct record *rec)
@@ -104,25 +119,109 @@ static int match_commands(struct record *rec, size_t *match)
 	return 0;
 }
 
+/* The name in --baseline NAME[@REV] (malloc'd) and, with --git, REV (NULL without '@'). */
+static char *baseline_name(const struct record *rec, const char **rev)
+{
+	const char *bn = rec->o.baseline, *at = rec->o.git ? strrchr(bn, '@') : NULL;
+	*rev = at ? at + 1 : NULL;
+	return at ? xasprintf("%.*s", (int)(at - bn), bn) : xstrdup(bn);
+}
+
+/*
+ * --baseline NAME[@REV] --git: the note of REV, or of the nearest
+ * first-parent ancestor of HEAD (HEAD excluded) that holds NAME for this
+ * runner class.  Only this class is compared with; none is an error that
+ * names the classes there are.
+ */
+static int load_git_baseline(struct record *rec)
+{
+	const char *rev;
+	char *name = baseline_name(rec, &rev), err[512];
+	struct notes_hit *hits = NULL;
+	size_t n = 0;
+	int found = 0;
+	if (!*name || (rev && !*rev)) {
+		error("--baseline '%s': give NAME or NAME@REV", rec->o.baseline);
+		free(name);
+		return EXIT_USAGE;
+	}
+	int r = notes_find(name, rev, rec->runner_class, 0, &hits, &n, &found, err, sizeof(err));
+	if (r < 0) {
+		error("%s", err);
+		free(name);
+		return r == -LK_ENOENT ? EXIT_USAGE : EXIT_COUNTERS;
+	}
+	int rc = 0;
+	if (found) {
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(hits[i].b.runner_class, rec->runner_class)) {
+				rec->base = hits[i].b;
+				memset(&hits[i].b, 0, sizeof(hits[i].b));
+				snprintf(rec->base_commit, sizeof(rec->base_commit), "%s", hits[i].commit);
+				rec->have_base = true;
+				break;
+			}
+	} else if (!rev && rec->o.save_baseline && !strcmp(rec->o.save_baseline, name) && !n) {
+		/* The first run of a CI set-up: nothing to compare with yet. */
+		rec->first_baseline = true;
+	} else {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < n; i++) {
+			bool dup = false;
+			for (size_t k = 0; k < i; k++)
+				dup |= !strcmp(hits[k].b.runner_class, hits[i].b.runner_class);
+			if (!dup)
+				strbuf_addf(&sb, "%s'%s'", sb.len ? ", " : "", hits[i].b.runner_class);
+		}
+		const char *where = rev ? rev : "HEAD's first-parent ancestors";
+		if (n) {
+			error("no baseline '%s' for runner class '%s' in the notes of %s; it exists for %s", name,
+			      rec->runner_class, where, strbuf_str(&sb));
+			fix("compare on a runner of one of those classes, or name this one with --runner-class NAME as when "
+			    "the baseline was saved");
+		} else {
+			error("no baseline '%s' in the notes of %s (refs/notes/lauka)", name, where);
+			tip("save one on the main branch with lauka record --git --save-baseline %s -- ..., then push it: "
+			    "git push origin refs/notes/lauka; fetch it here with git fetch origin refs/notes/lauka:refs/notes/lauka",
+			    name);
+		}
+		strbuf_release(&sb);
+		rc = EXIT_USAGE;
+	}
+	notes_hits_free(hits, n);
+	free(name);
+	return rc;
+}
+
 /* Load --baseline NAME and refuse a comparison that would mean nothing. */
 static int plan_baseline(struct record *rec)
 {
 	const char *bn = rec->o.baseline;
 	char err[512];
-	int r = db_baseline_load(rec->db, bn, &rec->base, err, sizeof(err));
-	if (r == -LK_ENOENT) {
-		error("%s", err);
-		list_baselines_tip(rec);
-		return EXIT_USAGE;
+	int r;
+	if (rec->o.git) {
+		if ((r = load_git_baseline(rec)) || !rec->have_base)
+			return r;
+	} else {
+		r = db_baseline_load(rec->db, bn, &rec->base, err, sizeof(err));
+		if (r == -LK_ENOENT && rec->o.save_baseline && !strcmp(rec->o.save_baseline, bn)) {
+			rec->first_baseline = true;
+			return 0;
+		}
+		if (r == -LK_ENOENT) {
+			error("%s", err);
+			list_baselines_tip(rec);
+			return EXIT_USAGE;
+		}
+		if (r < 0) {
+			error("%s", err);
+			return EXIT_COUNTERS;
+		}
+		rec->have_base = true;
 	}
-	if (r < 0) {
-		error("%s", err);
-		return EXIT_COUNTERS;
-	}
-	rec->have_base = true;
 	const struct db_baseline *b = &rec->base;
 	if (strcmp(b->runner_class, rec->runner_class)) {
-		if (!rec->o.any_runner) {
+		if (!rec->o.any_runner || rec->o.git) {
 			error("baseline '%s' was recorded on runner class '%s', this is runner class '%s'", bn,
 			      b->runner_class, rec->runner_class);
 			fix("compare on the same class of machine (name it with --runner-class NAME when saving and comparing), "
@@ -192,17 +291,35 @@ static int plan_baseline(struct record *rec)
 
 int plan_runner_class(struct record *rec)
 {
-	rec->runner_class = rec->o.runner_class ? xstrdup(rec->o.runner_class) : machine_id(rec);
+	rec->runner_class = rec->o.runner_class ? xstrdup(rec->o.runner_class)
+			    : rec->o.git ? machine_class(rec) : machine_id(rec);
 	if (!rec->o.baseline && !rec->o.save_baseline) {
-		if (rec->o.any_runner || rec->o.runner_class) {
+		if (rec->o.any_runner || rec->o.runner_class || rec->o.git) {
 			error("%s only applies with --baseline or --save-baseline",
-			      rec->o.any_runner ? "--any-runner" : "--runner-class");
+			      rec->o.any_runner ? "--any-runner" : rec->o.git ? "--git" : "--runner-class");
 			return EXIT_USAGE;
 		}
 		return 0;
 	}
 	if (rec->o.save_baseline && !*rec->o.save_baseline)
 		return error("--save-baseline needs a name"), EXIT_USAGE;
+	if (rec->o.git) {
+		char err[512];
+		if (rec->o.any_runner) {
+			error("--any-runner does not apply with --git: git notes keep one baseline per runner class");
+			fix("name the class to compare with: --runner-class NAME");
+			return EXIT_USAGE;
+		}
+		if (rec->o.save_baseline && strchr(rec->o.save_baseline, '@')) {
+			error("--save-baseline '%s': a baseline is saved on HEAD; leave out '@'", rec->o.save_baseline);
+			return EXIT_USAGE;
+		}
+		if (notes_check_repo(err, sizeof(err)) < 0) {
+			error("%s", err);
+			return EXIT_USAGE;
+		}
+		return rec->o.baseline ? plan_baseline(rec) : 0;
+	}
 	int r = open_db(rec);
 	if (r)
 		return r;

@@ -1,7 +1,8 @@
 /*
  * record/plan-exports.c: the export files (--export-json/-csv/-markdown) and the
  * --plot path, opened or checked before anything runs so that an unwritable
- * target is a usage error, not results lost at the end.
+ * target is a usage error, not results lost at the end.  "-" is standard
+ * output (one export at most), and the table then goes to standard error.
  */
 #include "base/error.h"
 #include "base/util.h"
@@ -102,6 +103,13 @@ int plan_exports(struct record *rec)
 				return EXIT_USAGE;
 			}
 		rec->exports[k].path = p;
+		if (!strcmp(p, "-")) {
+			/* As hyperfine's: the export on standard output, the table on standard error. */
+			rec->exports[k].f = stdout;
+			rec->exports[k].to_stdout = true;
+			rec->out = stderr;
+			continue;
+		}
 		int r = open_export(&rec->exports[k], export_opt[k]);
 		if (r)
 			return r;

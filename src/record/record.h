@@ -66,6 +66,12 @@ struct record_opts {
 	const char *shell;			/* -S/--shell */
 	bool interleave;
 	bool passes;				/* --passes: events that do not fit the counters together, in passes */
+	bool no_interleave;			/* --no-interleave: keep sequential runs with a timing gate */
+	bool auto_interleave;			/* interleaved because a gate is on a timing measurement */
+	bool ignore_failure;			/* -i: measure commands whatever their exit status */
+	int *ok_codes;				/* --ok-exit-codes: the statuses that count as success */
+	size_t nok_codes;
+	char *measurements_buf;			/* -m given more than once: the lists joined */
 	bool have_seed;
 	uint64_t seed;
 	struct record_list hooks[HOOK_COUNT];	/* once for every command, or once per command */
@@ -74,6 +80,7 @@ struct record_opts {
 	const char *save_baseline, *baseline;
 	const char *runner_class;
 	bool any_runner;
+	bool git;				/* --git: baselines in git notes (catalog/notes.h) */
 	char **cmds;				/* the arguments after -- */
 	size_t ncmds;
 };
@@ -103,6 +110,8 @@ struct record_cmd {
 	size_t done;				/* measured runs completed */
 	double **vals;				/* [col][run] */
 	bool *check_ok;				/* [run], with --check */
+	int *codes;				/* [run] exit status of each measured run */
+	size_t ignored;				/* runs with a non-zero status that -i or --ok-exit-codes accepted */
 	size_t checks_passed;
 	struct report_row *rows;		/* [col], filled when the command is finished */
 	double *coverage;			/* [col] lowest counted fraction */
@@ -130,6 +139,7 @@ struct record_export {
 	const char *path;
 	char *tmp;		/* the temporary file renamed over path at the end, or NULL (direct) */
 	FILE *f;
+	bool to_stdout;		/* "-": standard output (the table then goes to standard error) */
 };
 
 struct record {
@@ -171,6 +181,8 @@ struct record {
 	bool own_db;
 	struct db_baseline base;
 	bool have_base;
+	char base_commit[65];			/* with --git: the commit whose note held the baseline */
+	bool first_baseline;			/* --baseline and --save-baseline NAME with none yet: nothing compared */
 	char *runner_class;
 	struct record_export exports[EXPORT_COUNT];
 	struct order_slot *slots;
@@ -186,9 +198,11 @@ struct record {
 	int first_fail;				/* first failing command's or hook's code */
 	int check_fail;				/* first failing check's code */
 	bool collect_err;
+	bool parallel;				/* the runs of each command were made at the same time */
 
 	/* report */
 	struct report_opts ro;
+	FILE *out;				/* the table: stdout, or stderr when an export goes to stdout */
 	size_t next_block;			/* the next command whose block is due */
 	bool shell_cost_shown;
 	bool gate_failed;

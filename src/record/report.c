@@ -9,6 +9,8 @@
  *   3  a gate failed (and nothing else did)
  */
 #include "backend/kperf/kperf.h"
+#include "backend/valgrind.h"
+#include "catalog/notes.h"
 #include "base/error.h"
 #include "output/export.h"
 #include "output/plot-out.h"
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define C_RED "\033[31m"
@@ -29,18 +32,38 @@
 
 void record_flush_stdout(struct record *rec)
 {
+	if (rec->out && rec->out != stdout)
+		fflush(rec->out);
 	if (fflush(stdout) != 0 && !rec->stdout_errno)
 		rec->stdout_errno = errno ? errno : EIO;
 }
 
-/* The reference of command ci in column col: the baseline's, or the first command's; NULL when there is none. */
+/*
+ * The reference of command ci in column col: the baseline's, or the first
+ * command's; NULL when there is none, or when it has fewer than 2 counted
+ * runs (one run says nothing of the spread: no verdict against it).
+ */
 static const struct lk_stats *reference(const struct record *rec, const struct record_cmd *c, size_t col)
 {
+	const struct lk_stats *ref;
 	if (c->ref)
-		return &c->ref[col];
-	if (c == &rec->cmds[0] || c == &rec->shell_cost || !rec->cmds[0].done)
+		ref = &c->ref[col];
+	else if (c == &rec->cmds[0] || c == &rec->shell_cost || !rec->cmds[0].done)
 		return NULL;
-	return &rec->cmds[0].rows[col].st;
+	else
+		ref = &rec->cmds[0].rows[col].st;
+	return ref->n >= 2 ? ref : NULL;
+}
+
+/* Say once why a command has no delta: its reference completed fewer than 2 runs. */
+static void short_reference_note(struct record *rec)
+{
+	static bool said;
+	if (said || rec->ncmds < 2 || rec->have_base || !rec->cmds[0].finished || rec->cmds[0].done >= 2)
+		return;
+	said = true;
+	warning("command 1, the reference, completed %zu run%s: no delta or gate verdict against it (it needs 2 or more)",
+		rec->cmds[0].done, rec->cmds[0].done == 1 ? "" : "s");
 }
 
 static void compute_rows(struct record *rec, struct record_cmd *c)
@@ -73,7 +96,7 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 	char *text = c->name ? xasprintf("%s (%s)", c->name, c->prog.text) : NULL;
 	if (c == &rec->shell_cost)
 		text = xasprintf("%s -c ''", rec->o.shell);
-	report_block(stdout, &ro, index, c->done, text ? text : c->prog.text, c->rows, rec->ncols);
+	report_block(rec->out, &ro, index, c->done, text ? text : c->prog.text, c->rows, rec->ncols);
 	free(text);
 	record_flush_stdout(rec);
 	/* Scaled counts are never silent: below 99% counted, say so once per command. */
@@ -153,6 +176,8 @@ void record_report_ready(struct record *rec)
 	}
 	while (rec->next_block < rec->ncmds && rec->cmds[rec->next_block].finished) {
 		struct record_cmd *c = &rec->cmds[rec->next_block++];
+		if (c != &rec->cmds[0])
+			short_reference_note(rec);
 		compute_rows(rec, c);
 		if (c->done)
 			print_block(rec, c, (unsigned)rec->next_block, NULL);
@@ -196,11 +221,13 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		}
 	}
 	char against[128];
-	if (rec->have_base)
+	if (rec->have_base && rec->o.git)
+		snprintf(against, sizeof(against), "baseline '%s' of %.12s", rec->o.baseline, rec->base_commit);
+	else if (rec->have_base)
 		snprintf(against, sizeof(against), "baseline '%s'", rec->o.baseline);
 	else
 		snprintf(against, sizeof(against), "command 1");
-	printf("Gates (against %s; a gate fails when the whole 95%% interval of the change lies above its limit):\n\n",
+	fprintf(rec->out, "Gates (against %s; a gate fails when the whole 95%% interval of the change lies above its limit):\n\n",
 	       against);
 	const char *hdr[5] = { "gate", "command", "change", "95% interval", "result" };
 	size_t w[5];
@@ -229,28 +256,28 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 				w[k] = strlen(cells[i][k]);
 	}
 	for (int k = 0; k < 4; k++)
-		printf("%-*s   ", (int)w[k], hdr[k]);
-	printf("%s\n", hdr[4]);
+		fprintf(rec->out, "%-*s   ", (int)w[k], hdr[k]);
+	fprintf(rec->out, "%s\n", hdr[4]);
 	for (size_t i = 0; i < *n; i++) {
 		for (int k = 0; k < 4; k++)
-			printf("%-*s   ", (int)w[k], cells[i][k]);
+			fprintf(rec->out, "%-*s   ", (int)w[k], cells[i][k]);
 		bool failed = out[i].eval.failed;
 		if (rec->ro.color)
-			printf("%s%s%s\n", failed ? C_RED : C_GREEN, cells[i][4], C_RESET);
+			fprintf(rec->out, "%s%s%s\n", failed ? C_RED : C_GREEN, cells[i][4], C_RESET);
 		else
-			printf("%s\n", cells[i][4]);
+			fprintf(rec->out, "%s\n", cells[i][4]);
 	}
 	for (size_t g = 0; g < rec->ngates; g++) {
 		bool any = false;
 		for (size_t i = 0; i < *n; i++)
 			any |= out[i].spec == rec->gates[g].spec;
 		if (!any)
-			printf("%s   not evaluated: no command with runs has a reference\n", rec->gates[g].spec);
+			fprintf(rec->out, "%s   not evaluated: no command with runs has a reference\n", rec->gates[g].spec);
 	}
 	size_t failed = 0;
 	for (size_t i = 0; i < *n; i++)
 		failed += out[i].eval.failed;
-	printf("\n%zu of %zu gate check%s failed\n", failed, *n, *n == 1 ? "" : "s");
+	fprintf(rec->out, "\n%zu of %zu gate check%s failed\n", failed, *n, *n == 1 ? "" : "s");
 	free(cells);
 	/* Under valgrind, where the work of a command that failed a gate went (--explain shows it anyway). */
 	for (size_t ci = 0; ci < rec->ncmds && !rec->o.explain; ci++) {
@@ -281,6 +308,45 @@ static char *git_commit(void)
 	if (!ok || (n != 40 && n != 64) || strspn(line, "0123456789abcdef") != n)
 		return NULL;
 	return xstrdup(line);
+}
+
+/*
+ * What the counts depend on that lauka cannot pin, kept with a baseline:
+ * each command's program (the path it resolved to) and, under valgrind, its
+ * version, the loader cache and the C library (backend/valgrind.h).
+ */
+static char *baseline_fingerprint(const struct record *rec)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (rec->be && !strcmp(rec->be->name, "valgrind")) {
+		char *vg = valgrind_fingerprint();
+		strbuf_addf(&sb, "%s ", vg);
+		free(vg);
+	}
+	strbuf_addf(&sb, "programs:");
+	for (size_t ci = 0; ci < rec->ncmds; ci++)
+		strbuf_addf(&sb, "%s%s", ci ? "," : "", rec->cmds[ci].prog.path[0] ? rec->cmds[ci].prog.path : "?");
+	char *out = xstrdup(strbuf_str(&sb));
+	strbuf_release(&sb);
+	return out;
+}
+
+/*
+ * A baseline measured where something lauka cannot pin was different: say
+ * so beside the gates, as the likely cause of a difference in counts.
+ */
+static void fingerprint_note(const struct record *rec)
+{
+	if (!rec->have_base || !rec->base.fingerprint)
+		return;
+	char *now = baseline_fingerprint(rec);
+	if (strcmp(now, rec->base.fingerprint)) {
+		warning("baseline '%s' was measured with another environment: '%s', now '%s'", rec->o.baseline,
+			rec->base.fingerprint, now);
+		tip("a difference in counts may come from that (another loader cache, C library, valgrind or program path) "
+		    "rather than from the code");
+	}
+	free(now);
 }
 
 /* --save-baseline: only a complete, checked measurement becomes a baseline. */
@@ -322,8 +388,11 @@ static int save_baseline(struct record *rec)
 		b.cmds[ci] = (struct db_baseline_cmd){ .name = (char *)rec->cmds[ci].name,
 						       .command = (char *)rec->cmds[ci].prog.text,
 						       .runs = rec->cmds[ci].done, .samples = rec->cmds[ci].vals };
-	char err[512];
-	int r = db_baseline_save(rec->db, &b, err, sizeof(err));
+	char err[512], commit[65] = "";
+	b.fingerprint = baseline_fingerprint(rec);
+	b.created_at = (long long)time(NULL);
+	int r = rec->o.git ? notes_save(&b, commit, err, sizeof(err)) : db_baseline_save(rec->db, &b, err, sizeof(err));
+	free(b.fingerprint);
 	free(b.git_commit);
 	free(b.meas);
 	free(b.units);
@@ -332,8 +401,15 @@ static int save_baseline(struct record *rec)
 		error("cannot save baseline '%s': %s", name, err);
 		return EXIT_COUNTERS;
 	}
-	fprintf(stderr, "lauka: saved baseline '%s' (%zu command%s, runner class '%s')\n", name, rec->ncmds,
-		rec->ncmds == 1 ? "" : "s", rec->runner_class);
+	if (rec->o.git)
+		fprintf(stderr, "lauka: saved baseline '%s' in the git note of %.12s (%s; %zu command%s, runner class '%s')\n",
+			name, commit, NOTES_REF, rec->ncmds, rec->ncmds == 1 ? "" : "s", rec->runner_class);
+	else
+		fprintf(stderr, "lauka: saved baseline '%s' (%zu command%s, runner class '%s')\n", name, rec->ncmds,
+			rec->ncmds == 1 ? "" : "s", rec->runner_class);
+	if (rec->first_baseline)
+		fprintf(stderr, "lauka: nothing was compared: there was no baseline '%s' for runner class '%s' yet\n",
+			name, rec->runner_class);
 	return 0;
 }
 
@@ -343,7 +419,7 @@ static void fill_export(const struct record_cmd *c, const struct record *rec, st
 		.command = c == &rec->shell_cost ? "" : c->prog.text, .name = c->name, .exit_code = c->exit_code,
 		.failed_step = c->failed_step, .runs = c->done, .rows = c->rows,
 		.samples = (const double *const *)c->vals, .nrows = rec->ncols, .check_passed = c->check_ok,
-		.checks_passed = c->checks_passed, .detail = c->detail,
+		.checks_passed = c->checks_passed, .detail = c->detail, .exit_codes = c->codes,
 		.detail_key = c->detail && rec->be ? rec->be->name : NULL,
 		.diagnosis = c->diagnosis,
 		.verdict = c->diagnosis ? diag_verdict_names[c->ex.rd.verdict] : NULL,
@@ -352,10 +428,14 @@ static void fill_export(const struct record_cmd *c, const struct record *rec, st
 }
 
 /* Write one export and put it in place; 0, or EXIT_COUNTERS after saying what failed. */
-static int commit_export(struct record_export *x)
+static int commit_export(struct record *rec, struct record_export *x)
 {
 	FILE *f = x->f;
 	x->f = NULL;
+	if (x->to_stdout) {
+		record_flush_stdout(rec);
+		return 0;	/* a failure is reported with the other writes to standard output */
+	}
 	int bad = fflush(f) != 0 || ferror(f);
 	int e = errno;
 	if (!bad && x->tmp && fsync(fileno(f)) != 0 && errno != EINVAL)
@@ -380,7 +460,8 @@ static int commit_export(struct record_export *x)
 	return bad ? EXIT_COUNTERS : 0;
 }
 
-static int write_exports(struct record *rec, const struct export_gate *gates, size_t ngates)
+static int write_exports(struct record *rec, const struct export_gate *gates, size_t ngates, int rc_now,
+			 const char *cause)
 {
 	bool any = false;
 	for (int k = 0; k < EXPORT_COUNT; k++)
@@ -395,9 +476,9 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 	struct export_run run = {
 		.backend = rec->be ? rec->be->name : "rusage", .lauka_version = LAUKA_VERSION,
 		.runner_class = rec->runner_class, .baseline = rec->have_base ? rec->o.baseline : NULL,
-		.interleaved = rec->o.interleave, .seed = rec->o.seed, .shell = rec->o.shell,
+		.interleaved = rec->o.interleave, .parallel = rec->parallel, .seed = rec->o.seed, .shell = rec->o.shell,
 		.shell_cost = rec->have_shell_cost ? &shell : NULL, .cmds = cmds, .ncmds = rec->ncmds,
-		.gates = gates, .ngates = ngates,
+		.gates = gates, .ngates = ngates, .exit_code = rc_now, .exit_cause = cause,
 	};
 	void (*const writer[EXPORT_COUNT])(FILE *, const struct export_run *) = { export_json, export_csv,
 										  export_markdown };
@@ -406,7 +487,7 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 		if (!rec->exports[k].f)
 			continue;
 		writer[k](rec->exports[k].f, &run);
-		if (commit_export(&rec->exports[k]))
+		if (commit_export(rec, &rec->exports[k]))
 			rc = EXIT_COUNTERS;
 	}
 	free(cmds);
@@ -432,16 +513,29 @@ static bool write_plot(struct record *rec)
 	return r == 0;
 }
 
+/* What the exit code says, in one word: "gate" for exit 3 from a gate, "command" when a command's is forwarded. */
+static const char *exit_cause(const struct record *rec, int rc)
+{
+	if (!rc)
+		return "ok";
+	if (rec->collect_err)
+		return "collection";
+	if (rec->first_fail)
+		return "command";
+	if (rec->check_fail)
+		return "check";
+	if (runner_interrupted)
+		return "interrupted";
+	return rc == EXIT_GATE ? "gate" : "output";
+}
+
 int record_report(struct record *rec)
 {
 	record_report_ready(rec);
 	size_t ngates = 0;
 	struct export_gate *gates = evaluate_gates(rec, &ngates);
+	fingerprint_note(rec);
 	int save = save_baseline(rec);
-	int wrote = write_exports(rec, gates, ngates);
-	free(gates);
-	if (rec->o.plot && !write_plot(rec))
-		wrote = EXIT_COUNTERS;
 
 	int rc = 0;
 	if (rec->collect_err)
@@ -454,6 +548,10 @@ int record_report(struct record *rec)
 		rc = 128 + runner_interrupted;
 	else if (rec->gate_failed)
 		rc = EXIT_GATE;
+	int wrote = write_exports(rec, gates, ngates, rc ? rc : save, exit_cause(rec, rc ? rc : save));
+	free(gates);
+	if (rec->o.plot && !write_plot(rec))
+		wrote = EXIT_COUNTERS;
 	record_flush_stdout(rec);
 	if (rec->stdout_errno || ferror(stdout)) {
 		/* Reported here, once, with the reason; lauka.c's final check then has nothing left to say. */
@@ -464,6 +562,12 @@ int record_report(struct record *rec)
 	}
 	if (!rc)
 		rc = save ? save : wrote;
+	/* Exit 3 means a failed gate; a command's own 3 is forwarded too: say which. */
+	if (rc == EXIT_GATE && !strcmp(exit_cause(rec, rc), "gate"))
+		fprintf(stderr, "lauka: exit %d: a gate failed\n", rc);
+	else if (rc == EXIT_GATE)
+		fprintf(stderr, "lauka: exit %d: the exit code of a failed %s, not a gate\n", rc,
+			rec->first_fail ? "command" : "check");
 	if (runner_interrupted && !rec->collect_err)
 		fprintf(stderr, "lauka: interrupted; results above are from the completed runs\n");
 	return rc;

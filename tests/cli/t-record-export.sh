@@ -5,7 +5,7 @@ command -v python3 >/dev/null || skip "python3 not installed (scripts/deps.sh ch
 # A command with a comma, quotes and a pipe (quoted, so no shell is involved), and one that fails
 # on its first run: every command is in every export, the failed one with its exit code.
 c1="printf '%s\\n' 'a,b|c \"q\"'"
-run "$LAUKA" --backend rusage --color never -n 4 --check true --gate wall_time=1000% \
+run "$LAUKA" --backend rusage --color never -n 4 --check true --gate wall_time=1000% --no-interleave \
 	--export-json r.json --export-csv r.csv --export-markdown r.md -- "$c1" 'sleep 0.001' "sh -c 'exit 3'"
 expect_rc 3; expect_err "command 3 'sh -c 'exit 3'' failed with exit code 3"
 python3 - "$c1" <<'EOP' || fail "exports: $(cat r.json r.csv r.md)"

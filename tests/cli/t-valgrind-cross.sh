@@ -4,25 +4,10 @@ command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
 P="$LAUKA_BUILD/lauka-probe"
 EV="Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim"
 
-# Written out here, not taken from lauka: the options doc/valgrind.md documents, the pinned environment,
-# stdin and stdout on /dev/null, stderr to a file, and every signal at its default disposition with
-# none blocked, as lauka starts its commands.  (A test started in the background, as CI scripts
-# may, inherits SIGINT and SIGQUIT ignored; sh then takes another path at start-up: 234 Ir fewer
-# here, 158 in CI, where this test once failed for that reason alone.  A shell cannot undo it:
-# POSIX keeps signals ignored on entry ignored, so python resets them before the exec.)
-dfl() { python3 -c 'import os, signal, sys
-for s in range(1, signal.NSIG):
-    try:
-        signal.signal(s, signal.SIG_DFL)
-    except (OSError, ValueError, RuntimeError):
-        pass
-signal.pthread_sigmask(signal.SIG_SETMASK, [])
-os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
+# Raw runs: vg_pinned (tests/cli/lib.sh) starts valgrind as doc/valgrind.md documents lauka does.
 SIM="-q --command-line-only=yes --vgdb=no --cache-sim=yes --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 --trace-children=yes"
 DUMPS="--combine-dumps=yes --dump-before=fork --dump-before=__libc_fork --dump-before=__fork --dump-before=_Fork --dump-before=vfork --dump-before=__vfork --dump-before=__libc_vfork --dump-before=__spawni"
-pinned() { dfl env -i PATH="$PATH" HOME="$HOME" TMPDIR="$TMPDIR" LC_ALL=C PYTHONHASHSEED=0 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 \
-	"$@" </dev/null >/dev/null 2>vg.err ||
-	fail "valgrind failed: $(cat vg.err)"; }
+pinned() { vg_pinned "$@"; }
 # The counts of every file in dir $1, added up here, in the order of $EV: each part's summary: and
 # totals: lines zipped by name with the events: line before them (callgrind omits trailing zeros),
 # the larger of the two per event (summary: lacks signal handlers' work, totals: the blocks callgrind

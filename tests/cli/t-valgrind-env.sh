@@ -1,0 +1,65 @@
+# valgrind counts do not move with TMPDIR, the working directory's length, PATH or HOME (raw callgrind runs made here move with each); Ir without the simulators misses only the exit calls
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
+P="$LAUKA_BUILD/lauka-probe"
+ONE="$P alu 1000"
+# Children made by fork, without a shell: a shell's own work depends on the working directory's
+# length (it copies the path), and its count on when SIGCHLD arrives.
+CC=${CC:-cc}
+command -v "$CC" >/dev/null 2>&1 || skip "no C compiler ($CC) to build the forking fixture"
+"$CC" -O1 -o "$PWD/forker" "$LAUKA_SRCDIR/tests/fixtures/valgrind/forker.c" || fail "cannot build forker"
+KIDS="$PWD/forker 1000 3 fork"
+long=$PWD/dddddddddddddddddddddddddddddddddddddddddddddddddd
+mkdir -p "$long/x" tmp2/tttttttttttttt
+OPTS="-q --command-line-only=yes --vgdb=no --tool=callgrind --trace-children=yes --combine-dumps=yes --dump-before=fork --dump-before=__libc_fork --dump-before=__fork --dump-before=_Fork --dump-before=vfork --dump-before=__vfork --dump-before=__libc_vfork --dump-before=__spawni"
+
+# lauka's Ir (every run's; they must agree) for command $2 of the conditions in env assignments $1,
+# run from directory $3 (default here).
+ir() { (cd "${3:-.}" && env $1 "$LAUKA" record --backend valgrind -m "${4:-Ir}" --export-json "$OLDPWD/j.json" -- "$2" \
+	>/dev/null 2>"$OLDPWD/e.txt") || fail "lauka failed under '$1': $(cat e.txt)"
+	python3 -c 'import json, sys
+m = [m for m in json.load(open("j.json"))["commands"][0]["measurements"] if m["name"] == "Ir"][0]
+s = set(m["samples"])
+assert len(s) == 1, s
+print(s.pop())'; }
+# Raw callgrind as a user runs it (`valgrind`, Debian's wrapper, in the given environment): Ir.
+raw() { rm -rf cl && mkdir cl && (cd "${3:-.}" && env $1 valgrind -q --tool=callgrind --trace-children=yes \
+	--callgrind-out-file="$OLDPWD/cl/cg.%p.out" sh -c "$2" </dev/null >/dev/null 2>"$OLDPWD/vg.err") ||
+	fail "valgrind failed: $(cat vg.err)"
+	sum_ir cl; }
+# Ir of every part of every file in dir $1: the larger of summary: and totals: per part, as lauka adds them.
+sum_ir() { cat "$1"/* | awk '/^events:/ {t += (s > u ? s : u); s = u = 0} /^summary:/ {s = $2} /^totals:/ {u = $2}
+	END {t += (s > u ? s : u); print t}'; }
+
+for cmd in "$ONE" "$KIDS"; do
+	# The reference: raw callgrind started as lauka documents it (tests/cli/lib.sh), run by this test.
+	rm -rf cl && mkdir cl
+	eval "set -- $cmd"
+	vg_pinned valgrind $OPTS --cache-sim=no --callgrind-out-file="$PWD/cl/cg.%p.out" "$@"
+	want=$(sum_ir cl)
+	base=$(ir "" "$cmd")
+	[ "$base" = "$want" ] || fail "$cmd: lauka $base vs raw callgrind pinned by hand $want"
+	# Ir with both simulators: callgrind without the cache simulator misses each process's exit
+	# system call (2 instructions on x86-64), as raw callgrind does.
+	sims=$(ir "" "$cmd" . Ir,D1mr,Bcm)
+	rm -rf cl && mkdir cl
+	vg_pinned valgrind $OPTS --cache-sim=yes --callgrind-out-file="$PWD/cl/cg.%p.out" "$@"
+	wants=$(sum_ir cl)
+	[ "$sims" = "$wants" ] || fail "$cmd: Ir with the simulators: lauka $sims vs raw callgrind $wants"
+	[ $((sims - base)) -ge 0 ] && [ $((sims - base)) -le $((2 * $(ls cl | wc -l))) ] ||
+		fail "$cmd: Ir $base alone but $sims with the simulators"
+
+	rawseen=""
+	for cond in "-u TMPDIR" "TMPDIR=$PWD/tmp2/tttttttttttttt" "PATH=$PATH:/a" "PATH=$PATH:/ab" "PATH=$PATH:/abc" \
+		"HOME=/h" "HOME=/hh" "HOME=/hhh" "HOME=/hhhh" "-u HOME" "DIR=$long" "DIR=$long/x"; do
+		dir=.
+		case $cond in DIR=*) dir=${cond#DIR=}; cond="" ;; esac
+		got=$(ir "$cond" "$cmd" "$dir")
+		[ "$got" = "$base" ] || fail "$cmd: Ir $got under '$cond' (in $dir), $base here"
+		r=$(raw "$cond" "$cmd" "$dir")
+		case " $rawseen " in *" $r "*) ;; *) rawseen="$rawseen $r" ;; esac
+	done
+	# The conditions are real: raw callgrind runs under them give several different counts.
+	[ $(echo $rawseen | wc -w) -ge 3 ] || fail "$cmd: raw callgrind gave only [$rawseen] under the conditions"
+	echo "$cmd: Ir $base under every condition; raw callgrind:$rawseen"
+done
