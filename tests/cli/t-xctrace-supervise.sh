@@ -46,7 +46,8 @@ LAUKA_STANDIN_MODE=hang-hard LAUKA_XCTRACE_TIMEOUT=1 LAUKA_XCTRACE_GRACE=1 run "
 expect_rc 2; expect_err "did not finish within 1 s"
 clean hang-hard
 [ $(( $(date +%s) - t0 )) -lt 60 ] || fail "the watchdog took too long"
-pgrep -f "xctrace-standin record" >/dev/null && fail "a stand-in is still running"
+# Only this test's stand-ins (their --output is under this test's TMPDIR): other tests may run at once.
+pgrep -f "xctrace-standin record .*--output $TMPDIR/" >/dev/null && fail "a stand-in is still running"
 
 # Too old for counters-profile: refused before anything runs.
 LAUKA_STANDIN_MODE=oldversion run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
