@@ -46,7 +46,9 @@ LAUKA_STANDIN_MODE=hang-hard LAUKA_XCTRACE_TIMEOUT=1 LAUKA_XCTRACE_GRACE=1 run "
 expect_rc 2; expect_err "did not finish within 1 s"
 clean hang-hard
 [ $(( $(date +%s) - t0 )) -lt 60 ] || fail "the watchdog took too long"
-pgrep -f "xctrace-standin record" >/dev/null && fail "a stand-in is still running"
+# Only this test's stand-ins (their bundles are under $PWD): other tests on a shared machine run
+# stand-ins of their own at the same time (this check once failed on one of those).
+pgrep -f "xctrace-standin record .*$PWD/" >/dev/null && fail "a stand-in is still running"
 
 # Too old for counters-profile: refused before anything runs.
 LAUKA_STANDIN_MODE=oldversion run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
