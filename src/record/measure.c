@@ -308,6 +308,73 @@ static void write_all(int fd, const void *buf, size_t len)
 	}
 }
 
+/*
+ * The functions table of a worker's run (--explain, or a gate whose failure
+ * lists them): a count, then per function its three names and self cost.
+ */
+static void write_str(int fd, const char *str)
+{
+	uint32_t n = (uint32_t)strlen(str);
+	write_all(fd, &n, sizeof(n));
+	write_all(fd, str, n);
+}
+
+static void write_functions(int fd, const struct cg_table *t)
+{
+	uint64_t n = t ? t->n : 0;
+	write_all(fd, &n, sizeof(n));
+	for (size_t i = 0; t && i < t->n; i++) {
+		write_str(fd, t->f[i].object);
+		write_str(fd, t->f[i].file);
+		write_str(fd, t->f[i].function);
+		write_all(fd, &t->f[i].cost, sizeof(t->f[i].cost));
+	}
+}
+
+static char *read_str(int fd)
+{
+	uint32_t n;
+	if (!read_all(fd, &n, sizeof(n)) || n > (1u << 20))
+		return NULL;
+	char *s = xmalloc((size_t)n + 1);
+	if (!read_all(fd, s, n)) {
+		free(s);
+		return NULL;
+	}
+	s[n] = '\0';
+	return s;
+}
+
+/* The worker's table into *t (replacing it: the last measured run's is kept); false when cut short. */
+static bool read_functions(int fd, struct cg_table **t)
+{
+	uint64_t n;
+	if (!read_all(fd, &n, sizeof(n)))
+		return false;
+	if (!n)
+		return true;
+	struct cg_table *tab = xcalloc(1, sizeof(*tab));
+	bool ok = true;
+	for (uint64_t i = 0; i < n && ok; i++) {
+		char *obj = read_str(fd), *file = obj ? read_str(fd) : NULL, *fn = file ? read_str(fd) : NULL;
+		uint64_t cost;
+		ok = fn && read_all(fd, &cost, sizeof(cost));
+		if (ok)
+			cg_table_add(tab, obj, file, fn, cost);
+		free(obj);
+		free(file);
+		free(fn);
+	}
+	if (!ok) {
+		explain_free_functions(&tab);
+		return false;
+	}
+	cg_table_sort(tab);
+	explain_free_functions(t);
+	*t = tab;
+	return true;
+}
+
 /* In the worker process: one run with a runner and backends of its own, the result into fd. */
 _Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int fd)
 {
@@ -315,6 +382,7 @@ _Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int f
 	struct runner run;
 	struct backend_inst bi[2] = { 0 };
 	struct lk_counts *counts[2] = { NULL, NULL };
+	struct cg_table *funcs = NULL;
 	size_t nbi = 0;
 	if (runner_init(&run, &rec->run.opts, h.err, sizeof(h.err)) == 0) {
 		for (; nbi < rec->nbi; nbi++) {
@@ -322,9 +390,14 @@ _Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int f
 					      sizeof(h.err)) < 0)
 				break;
 			counts[nbi] = xcalloc(rec->bi[nbi].nsel ? rec->bi[nbi].nsel : 1, sizeof(struct lk_counts));
+			/* As plan-events.c asks of the parent's instance: the run's functions for --explain or a gate. */
+			if (nbi > 0 && (rec->o.explain || rec->ngates) && bi[nbi].ops->keep_functions)
+				bi[nbi].ops->keep_functions(bi[nbi].priv);
 		}
 		if (nbi == rec->nbi)
 			h.rr = runner_run(&run, c->prog.path, c->prog.argv, bi, nbi, counts, &h.res, h.err, sizeof(h.err));
+		if (h.rr >= 0 && nbi > 1)
+			explain_take_functions(&bi[1], &funcs);
 		for (size_t b = 0; b < nbi; b++)
 			backend_inst_close(&bi[b]);
 		runner_release(&run);
@@ -333,6 +406,7 @@ _Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int f
 	for (size_t b = 0; b < rec->nbi; b++)
 		if (counts[b])
 			write_all(fd, counts[b], rec->bi[b].nsel * sizeof(struct lk_counts));
+	write_functions(fd, funcs);
 	_exit(0);
 }
 
@@ -386,6 +460,8 @@ static int run_parallel(struct record *rec, struct record_cmd *c, size_t ci, siz
 		bool got = read_all(fd[next], &h, sizeof(h));
 		for (size_t b = 0; got && b < rec->nbi; b++)
 			got = read_all(fd[next], rec->counts[b], rec->bi[b].nsel * sizeof(struct lk_counts));
+		if (got)
+			got = read_functions(fd[next], &c->funcs);
 		close(fd[next]);
 		while (waitpid(pid[next], NULL, 0) < 0 && errno == EINTR)
 			;
