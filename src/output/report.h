@@ -34,7 +34,7 @@ void report_fmt_value(double v, const char *unit, char *buf, size_t len);
  * precision, "+300.0% [+180.0%, +460.0%]" when not, "+12.3% [unbounded]"
  * when it has no bounds; "n/a" without a relative change.  Every number
  * has its own ASCII sign ("-0.0%").  A significant delta's deciding bound
- * gets the decimals it needs to print beyond +-1% (see README).
+ * gets the decimals it needs to print beyond +-1% (see doc/statistics.md).
  */
 void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len);
 /* Columns a string takes on a terminal (UTF-8 aware, ANSI escapes skipped, emoji count 2). */
