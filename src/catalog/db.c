@@ -162,6 +162,21 @@ static int newer(struct db *db, int v, char *err, size_t len)
 	return -LK_EDB;
 }
 
+/*
+ * A negative user_version is no schema lauka ever wrote: a migration index
+ * from it would run whatever lies before the table (issue 21).  Not a lauka
+ * database, or a corrupt one; never migrated.
+ */
+static int unknown_version(struct db *db, long long v, char *err, size_t len)
+{
+	lk_errbuf(err, len,
+		  "database '%s' is not a lauka database or is corrupt (schema version %lld, which no lauka writes); "
+		  "it was left as it is\n"
+		  "fix: point --db or LAUKA_DB at a lauka database or at a new file",
+		  db->path, v);
+	return -LK_EDB;
+}
+
 /* Set application_id, inside the caller's write transaction. */
 static int mark(struct db *db, char *err, size_t len)
 {
@@ -193,6 +208,8 @@ static int migrate(struct db *db, char *err, size_t len)
 	int v = 0, r;
 	if ((r = user_version(db, &v, err, len)) < 0)
 		return r;
+	if (v < 0)
+		return unknown_version(db, v, err, len);
 	if (v > DB_SCHEMA_VERSION)
 		return newer(db, v, err, len);
 	if (v == DB_SCHEMA_VERSION)
@@ -203,8 +220,8 @@ static int migrate(struct db *db, char *err, size_t len)
 	db->marked = false;	/* re-read under the lock: set it in this transaction whatever another lauka did */
 	if ((r = user_version(db, &v, err, len)) < 0)
 		goto out;
-	if (v > DB_SCHEMA_VERSION) {
-		r = newer(db, v, err, len);
+	if (v < 0 || v > DB_SCHEMA_VERSION) {
+		r = v < 0 ? unknown_version(db, v, err, len) : newer(db, v, err, len);
 		goto out;
 	}
 	for (; v < DB_SCHEMA_VERSION; v++) {
@@ -380,6 +397,8 @@ static int identify(struct db *db, int *version, bool *empty, char *err, size_t 
 	    (r = pragma_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
 				"('pmu', 'event', 'alias', 'verdict', 'response')", &ours, "listing the tables", err, len)) < 0)
 		return r;
+	if (v < 0)
+		return unknown_version(db, v, err, len);
 	*version = (int)v;
 	*empty = app == 0 && v == 0 && objects == 0;
 	if (app == LAUKA_APPLICATION_ID) {

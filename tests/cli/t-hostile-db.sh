@@ -1,0 +1,20 @@
+# Altered databases (issue 21): a negative schema version is "not lauka's or corrupt", never a migration
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed (it alters the database)"
+python3 -c 'import sqlite3' 2>/dev/null || skip "python3 sqlite3 module missing"
+run "$LAUKA" counters --backend rusage
+expect_rc 0
+# user_version -1 indexed migrations[-1] (stray strings ran as SQL on the user's file); INT_MIN crashed.
+for v in -1 -2 -2147483648; do
+	cp "$LAUKA_DB" v.db
+	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("pragma user_version = %d" % int(sys.argv[2])); c.commit(); c.close()' v.db "$v"
+	before=$(cksum <v.db)
+	for args in "counters --backend rusage" "counters --pmu tiny" "baselines"; do
+		LAUKA_DB="$PWD/v.db" run "$LAUKA" $args
+		expect_rc 2
+		expect_err "^error: database '$PWD/v.db' is not a lauka database or is corrupt (schema version $v, which no lauka writes); it was left as it is$"
+		expect_err "^fix: point --db or LAUKA_DB at a lauka database or at a new file$"
+		[ "$(printf '%s\n' "$err" | grep -c '^error:')" -eq 1 ] || fail "$args: not one error line: $err"
+		[ "$(cksum <v.db)" = "$before" ] || fail "$args changed a database of schema version $v"
+	done
+done
