@@ -104,6 +104,7 @@ struct record_cmd {
 	struct report_row *rows;		/* [col], filled when the command is finished */
 	double *coverage;			/* [col] lowest counted fraction */
 	bool set_up, finished, stopped, cleaned_up;
+	bool setup_tried;	/* its setup started (or it has none): cleanup is due, even after a failure or Ctrl-C */
 	int exit_code;				/* what stopped it, 0 if nothing */
 	const char *failed_step;		/* "command", "setup", ... or NULL */
 	struct lk_stats *ref;			/* [col] the baseline's statistics, with --baseline */

@@ -403,7 +403,12 @@ int record_report(struct record *rec)
 	}
 	if (!rc)
 		rc = save ? save : wrote;
-	if (runner_interrupted && !rec->collect_err)
-		fprintf(stderr, "lauka: interrupted; results above are from the completed runs\n");
+	if (runner_interrupted && !rec->collect_err) {
+		bool any = rec->have_shell_cost && rec->shell_cost.done;
+		for (size_t ci = 0; ci < rec->ncmds; ci++)
+			any = any || rec->cmds[ci].done;
+		fprintf(stderr, any ? "lauka: interrupted; results above are from the completed runs\n"
+				    : "lauka: interrupted before any run completed; nothing to report\n");
+	}
 	return rc;
 }

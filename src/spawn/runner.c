@@ -40,6 +40,21 @@ static void on_signal(int sig)
 	}
 }
 
+int runner_interrupt_hold(void)
+{
+	int sig = runner_interrupted;
+	runner_interrupted = 0;
+	nsignals = 0;
+	forwarded_to = 0;
+	return sig;
+}
+
+void runner_interrupt_resume(int sig)
+{
+	if (sig && !runner_interrupted)
+		runner_interrupted = sig;
+}
+
 /*
  * Ctrl-Z: the terminal stops lauka's process group, but the command runs in
  * a group of its own, so stop it first, then stop lauka the default way;
