@@ -302,7 +302,7 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 	memset(t, 0, sizeof(*t));
 	t->pid = -1;
 	int depth_run = -1, runs = 0;
-	bool in_target = false, in_summary = false, in_data = false, root_seen = false;
+	bool in_target = false, in_summary = false, in_data = false, root_seen = false, target_process = false;
 	int ret;
 	while ((ret = xmlTextReaderRead(r)) == 1) {
 		int type = xmlTextReaderNodeType(r), depth = xmlTextReaderDepth(r);
@@ -343,7 +343,8 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 			in_summary = !empty;
 		else if (name_is(r, "data"))
 			in_data = !empty;
-		else if (in_target && name_is(r, "process") && t->pid < 0) {
+		else if (in_target && name_is(r, "process") && !target_process) {
+			target_process = true;	/* the first process of the target only (found by fuzzing: a later one leaked) */
 			char *v = attr(r, "pid");
 			int64_t pid;
 			if (v && parse_i64(v, &pid))
