@@ -1,6 +1,7 @@
 /* spawn/runner.c: one measured run through the spawner, signal forwarding to the command's process group. */
 #include "spawn/runner.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "install-dirs.h"
 #include "base/probe-path.h"
 #include "spawn/spawner.h"
@@ -32,6 +33,8 @@ static void on_signal(int sig)
 {
 	if (!runner_interrupted)
 		runner_interrupted = sig;
+	if (!lk_interrupted)
+		lk_interrupted = sig;
 	nsignals++;
 	pid_t g = running_pgid;
 	if (g > 0) {
@@ -44,6 +47,7 @@ int runner_interrupt_hold(void)
 {
 	int sig = runner_interrupted;
 	runner_interrupted = 0;
+	lk_interrupted = 0;
 	nsignals = 0;
 	forwarded_to = 0;
 	return sig;
@@ -53,6 +57,8 @@ void runner_interrupt_resume(int sig)
 {
 	if (sig && !runner_interrupted)
 		runner_interrupted = sig;
+	if (sig && !lk_interrupted)
+		lk_interrupted = sig;
 }
 
 /*

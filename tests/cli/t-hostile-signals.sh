@@ -40,6 +40,35 @@ finish_bg
 expect_rc 143
 [ -e cleaned-1 ] && [ ! -e cleaned-2 ] || fail "cleanup ran for: $(ls cleaned-* 2>/dev/null)"
 
+# xctrace: SIGINT/SIGTERM while `xctrace export` runs are honoured at once (they were ignored for up to
+# its 300 s timeout), and a SIGKILLed lauka leaves no export running (it was orphaned).
+kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
+data="$LAUKA_SRCDIR/../shared/xctrace-data"
+if command -v python3 >/dev/null 2>&1 && [ -f "$kpep" ] && [ -f "$data/cpu-counters-template-legacy.xml" ]; then
+	mkdir darwin-tmp
+	for sig in INT:130 TERM:143 KILL:137; do
+		rm -f export.pid
+		LAUKA_XCTRACE="$LAUKA_SRCDIR/tests/support/xctrace-standin" LAUKA_KPEP_FILE="$kpep" \
+		LAUKA_XCTRACE_TEMPLATE="$data/cpu-counters-template-legacy.xml" LAUKA_XCTRACE_TMPDIR="$PWD/darwin-tmp" \
+		LAUKA_STANDIN_EXPORT_SLEEP=120 LAUKA_STANDIN_PIDFILE="$PWD/export.pid" \
+			bg_lauka --color never --backend xctrace -m cycles -- true
+		wait_for export.pid
+		t0=$(date +%s)
+		kill -"${sig%:*}" "$pid"
+		finish_bg
+		t1=$(date +%s)
+		expect_rc "${sig#*:}"
+		[ $((t1 - t0)) -le 20 ] || fail "SIG${sig%:*} during xctrace export took $((t1 - t0)) s"
+		[ "${sig%:*}" = KILL ] || expect_err "^lauka: interrupted"
+		i=0
+		while kill -0 "$(cat export.pid)" 2>/dev/null; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { kill -KILL "$(cat export.pid)"; fail "SIG${sig%:*}: the export process outlived lauka"; }
+			sleep 0.1
+		done
+	done
+fi
+
 # SIGTERM and SIGHUP while valgrind measures a shell command: exit 128+N and "interrupted", not a false
 # error about valgrind's half-written output file.
 command -v valgrind >/dev/null || skip "valgrind is not installed (the hook cases above passed)"

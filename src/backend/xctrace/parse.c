@@ -2,6 +2,7 @@
 #include "backend/xctrace/parse.h"
 #include "backend/xctrace/agg.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -305,6 +306,11 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 	bool in_target = false, in_summary = false, in_data = false, root_seen = false, target_process = false;
 	int ret;
 	while ((ret = xmlTextReaderRead(r)) == 1) {
+		if (lk_interrupted) {
+			xct_toc_release(t);
+			lk_errbuf(err, errlen, "reading stopped: lauka was interrupted");
+			return -LK_EINTR;
+		}
 		int type = xmlTextReaderNodeType(r), depth = xmlTextReaderDepth(r);
 		if (type == XML_READER_TYPE_END_ELEMENT) {
 			if (name_is(r, "run") && depth == depth_run)
@@ -865,6 +871,11 @@ static int export_parse(xmlTextReaderPtr r, struct xerr *xe, const char *schema,
 	int ret = 0, rr;
 	bool root_seen = false;
 	while ((rr = xmlTextReaderRead(r)) == 1) {
+		if (lk_interrupted) {	/* a large export takes a while: stop when the user asks */
+			lk_errbuf(err, errlen, "reading stopped: lauka was interrupted");
+			ret = -LK_EINTR;
+			break;
+		}
 		int type = xmlTextReaderNodeType(r);
 		if (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_CDATA) {
 			if (st.depth) {
