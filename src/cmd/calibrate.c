@@ -594,7 +594,7 @@ int cmd_calibrate(int argc, char **argv)
 		       is_default ? "" : " --backend ", is_default ? "" : cr.be->name);
 		if (o.plot && plot_calib_write(cat, cr.be->name, o.plot, err, sizeof(err)) < 0) {
 			error("%s", err);
-			rc = EXIT_USAGE;
+			rc = EXIT_COUNTERS;	/* a file error, like a failed export (checked writable before the runs) */
 		} else if (o.plot) {
 			printf("plot written to '%s'\n", o.plot);
 		}

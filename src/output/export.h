@@ -51,6 +51,7 @@ struct export_run {
 	size_t ncmds;
 	const struct export_gate *gates;
 	size_t ngates;
+	bool incomplete;		/* lauka was interrupted: JSON says "complete": false */
 };
 
 void export_json(FILE *f, const struct export_run *r);

@@ -32,7 +32,6 @@ static int open_export(struct record_export *x, const char *opt)
 {
 	struct stat st;
 	const char *path = x->path;
-	char *real = NULL;
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			error("cannot write '%s' (%s): it is a directory", path, opt);
@@ -50,34 +49,14 @@ static int open_export(struct record_export *x, const char *opt)
 			}
 			return 0;
 		}
-		/* Keep a symbolic link: replace the file it points to. */
-		real = realpath(path, NULL);
-		if (real)
-			path = real;
 	}
-	x->tmp = xasprintf("%s.tmp-XXXXXX", path);
-	free(real);
-	int fd = mkstemp(x->tmp);
-	if (fd < 0) {
-		error("cannot write '%s' (%s): %s", x->path, opt, strerror(errno));
-		FREE_AND_NULL(x->tmp);
+	/* the owner and mode of the file replaced, or the invoking user's under sudo (base/replace.h) */
+	int r = lk_replace_open(&x->rep, path);
+	if (r < 0) {
+		error("cannot write '%s' (%s): %s", x->path, opt, strerror(-r));
 		return EXIT_USAGE;
 	}
-	/* mkstemp makes 0600; an export is an ordinary file (0666 less the umask). */
-	mode_t um = umask(0);
-	umask(um);
-	if (fchmod(fd, 0666 & ~um) != 0) {
-		/* Best effort: the file stays private to the user. */
-	}
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	x->f = fdopen(fd, "w");
-	if (!x->f) {
-		error("cannot write '%s' (%s): %s", x->path, opt, strerror(errno));
-		close(fd);
-		unlink(x->tmp);
-		FREE_AND_NULL(x->tmp);
-		return EXIT_USAGE;
-	}
+	x->f = x->rep.f;
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "backend/backend.h"
 #include "machine/catalog.h"
 #include "catalog/db.h"
+#include "base/replace.h"
 #include "base/progress.h"
 #include "record/order.h"
 #include "output/report.h"
@@ -121,7 +122,7 @@ struct record_gate {
 
 struct record_export {
 	const char *path;
-	char *tmp;		/* the temporary file renamed over path at the end, or NULL (direct) */
+	struct lk_replace rep;	/* the temporary file renamed over path at the end (rep.tmp NULL: written directly) */
 	FILE *f;
 };
 

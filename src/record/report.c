@@ -295,28 +295,19 @@ static int commit_export(struct record_export *x)
 {
 	FILE *f = x->f;
 	x->f = NULL;
-	int bad = fflush(f) != 0 || ferror(f);
-	int e = errno;
-	if (!bad && x->tmp && fsync(fileno(f)) != 0 && errno != EINVAL)
-		bad = 1, e = errno;
-	if (fclose(f) != 0 && !bad)
-		bad = 1, e = errno;
-	if (!bad && x->tmp) {
-		size_t n = strlen(x->tmp) - strlen(".tmp-XXXXXX");
-		char *target = xmalloc(n + 1);
-		memcpy(target, x->tmp, n);
-		target[n] = '\0';
-		if (rename(x->tmp, target) != 0)
-			bad = 1, e = errno;
-		free(target);
+	int e = 0;
+	if (x->rep.tmp) {
+		int r = lk_replace_commit(&x->rep);
+		e = r < 0 ? -r : 0;
+	} else {
+		int bad = fflush(f) != 0 || ferror(f);
+		e = bad ? (errno ? errno : EIO) : 0;
+		if (fclose(f) != 0 && !e)
+			e = errno ? errno : EIO;
 	}
-	if (bad) {
-		error("cannot write '%s': %s", x->path, strerror(e ? e : EIO));
-		if (x->tmp)
-			unlink(x->tmp);
-	}
-	FREE_AND_NULL(x->tmp);
-	return bad ? EXIT_COUNTERS : 0;
+	if (e)
+		error("cannot write '%s': %s", x->path, strerror(e));
+	return e ? EXIT_COUNTERS : 0;
 }
 
 static int write_exports(struct record *rec, const struct export_gate *gates, size_t ngates)
@@ -336,16 +327,27 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 		.runner_class = rec->runner_class, .baseline = rec->have_base ? rec->o.baseline : NULL,
 		.interleaved = rec->o.interleave, .seed = rec->o.seed, .shell = rec->o.shell,
 		.shell_cost = rec->have_shell_cost ? &shell : NULL, .cmds = cmds, .ncmds = rec->ncmds,
-		.gates = gates, .ngates = ngates,
+		.gates = gates, .ngates = ngates, .incomplete = runner_interrupted != 0,
 	};
 	void (*const writer[EXPORT_COUNT])(FILE *, const struct export_run *) = { export_json, export_csv,
 										  export_markdown };
 	int rc = 0;
 	for (int k = 0; k < EXPORT_COUNT; k++) {
-		if (!rec->exports[k].f)
+		struct record_export *x = &rec->exports[k];
+		if (!x->f)
 			continue;
-		writer[k](rec->exports[k].f, &run);
-		if (commit_export(&rec->exports[k]))
+		/* Interrupted: partial results never replace an export; a new file says it is partial (JSON). */
+		if (runner_interrupted && x->rep.tmp && x->rep.existed) {
+			lk_replace_abort(&x->rep);
+			x->f = NULL;
+			fprintf(stderr, "lauka: interrupted; '%s' was left as it was\n", x->path);
+			continue;
+		}
+		if (runner_interrupted)
+			fprintf(stderr, "lauka: interrupted; '%s' holds the completed runs only%s\n", x->path,
+				k == EXPORT_JSON ? " (\"complete\": false)" : "");
+		writer[k](x->f, &run);
+		if (commit_export(x))
 			rc = EXIT_COUNTERS;
 	}
 	free(cmds);
