@@ -39,7 +39,12 @@ void strbuf_reset(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);
 static inline const char *strbuf_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
 
-/* Read a whole file (at most max bytes); returns 0 or -errno. *out is malloc'd. */
+/*
+ * Read a whole regular file (at most max bytes); returns 0 or -errno
+ * (-EFBIG over max, -EINVAL for a FIFO, device or socket, which could
+ * block forever: opened without blocking and refused before a read).
+ * *out is malloc'd.
+ */
 int lk_read_file(const char *path, size_t max, char **out, size_t *len);
 
 #endif

@@ -433,7 +433,8 @@ static int load_expectations(struct calib_expectations *exp)
 	size_t len = 0;
 	int r = lk_read_file(path, 1 << 20, &text, &len);
 	if (r < 0)
-		return error("cannot read LAUKA_EXPECTATIONS='%s': %s", path, strerror(-r));
+		return error("cannot read LAUKA_EXPECTATIONS='%s': %s", path,
+			     r == -EINVAL ? "not a regular file" : r == -EFBIG ? "larger than 1 MiB (lauka's limit)" : strerror(-r));
 	r = calib_expect_parse(text, exp, err, sizeof(err));
 	free(text);
 	if (r < 0)

@@ -81,3 +81,15 @@ for f in deep fanout cycle nul16 nul16-legacy nul16-x16; do
 	[ "$(printf '%s\n' "$err" | grep -c '^error:')" -eq 1 ] || fail "LAUKA_XCTRACE_TEMPLATE=$f: not one error line: $err"
 	[ -z "$(ls work)" ] || fail "left behind in TMPDIR after $f: $(ls work)"
 done
+
+# A FIFO as LAUKA_XCTRACE_TEMPLATE or LAUKA_EXPECTATIONS blocked forever: refused before a read.
+mkfifo fifo
+LAUKA_KPEP_FILE="$kpep" LAUKA_XCTRACE_TEMPLATE="$PWD/fifo" run timeout -s KILL 30 "$LAUKA" --backend xctrace -m cycles -- true
+expect_rc 2
+expect_err "^error: xctrace backend: cannot read the template '$PWD/fifo': not a regular file$"
+[ -z "$(ls work)" ] || fail "left behind in TMPDIR after a FIFO template: $(ls work)"
+if command -v valgrind >/dev/null 2>&1; then
+	LAUKA_EXPECTATIONS="$PWD/fifo" run timeout -s KILL 30 "$LAUKA" calibrate --backend valgrind --quick
+	expect_rc 2
+	expect_err "^error: cannot read LAUKA_EXPECTATIONS='$PWD/fifo': not a regular file$"
+fi

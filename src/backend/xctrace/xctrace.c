@@ -599,7 +599,8 @@ static int write_template(struct xctrace_priv *p, char *err, size_t len)
 	char *buf = NULL;
 	size_t n = 0;
 	if ((r = lk_read_file(base, 16u << 20, &buf, &n)) < 0) {
-		lk_errbuf(err, len, "cannot read the template '%s': %s", base, strerror(-r));
+		lk_errbuf(err, len, "cannot read the template '%s': %s", base,
+			  r == -EINVAL ? "not a regular file" : r == -EFBIG ? "larger than 16 MiB (lauka's limit)" : strerror(-r));
 		return -LK_EIO;
 	}
 	size_t cnt = p->n ? p->n : 1;
