@@ -11,6 +11,7 @@
 #include "record/record.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,48 @@ static int open_export(struct record_export *x, const char *opt)
 	return 0;
 }
 
+/*
+ * path made absolute through its directory (the file itself may not exist
+ * yet), a symbolic link followed even when it dangles; malloc'd, NULL if the
+ * directory is not there.
+ */
+static char *canonical(const char *path, int links)
+{
+	char target[PATH_MAX];
+	ssize_t n = links < 8 ? readlink(path, target, sizeof(target) - 1) : -1;
+	if (n > 0) {
+		target[n] = '\0';
+		const char *slash = strrchr(path, '/');
+		char *next = target[0] == '/' || !slash ? xstrdup(target)
+							: xasprintf("%.*s/%s", (int)(slash - path), path, target);
+		char *out = canonical(next, links + 1);
+		free(next);
+		return out;
+	}
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+	char *real = realpath(d, NULL);
+	char *out = real ? xasprintf("%s/%s", strcmp(real, "/") ? real : "", base) : NULL;
+	free(real);
+	free(dir);
+	return out;
+}
+
+/* Do two names reach one file: the same inode, or the same path once made absolute (./x, dir/../x)? */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char *ca = canonical(a, 0), *cb = canonical(b, 0);
+	bool same = ca && cb && !strcmp(ca, cb);
+	free(ca);
+	free(cb);
+	return same;
+}
+
 int plan_exports(struct record *rec)
 {
 	char err[512];
@@ -76,10 +119,18 @@ int plan_exports(struct record *rec)
 		if (!p)
 			continue;
 		for (int j = 0; j < k; j++)
-			if (rec->o.exports[j] && !strcmp(rec->o.exports[j], p)) {
-				error("%s and %s both name '%s'", export_opt[j], export_opt[k], p);
+			if (rec->o.exports[j] && same_file(rec->o.exports[j], p)) {
+				if (!strcmp(rec->o.exports[j], p))
+					error("%s and %s both name '%s'", export_opt[j], export_opt[k], p);
+				else
+					error("%s '%s' and %s '%s' are the same file", export_opt[j], rec->o.exports[j],
+					      export_opt[k], p);
 				return EXIT_USAGE;
 			}
+		if (rec->o.plot && same_file(rec->o.plot, p)) {
+			error("--plot '%s' and %s '%s' are the same file", rec->o.plot, export_opt[k], p);
+			return EXIT_USAGE;
+		}
 		rec->exports[k].path = p;
 		int r = open_export(&rec->exports[k], export_opt[k]);
 		if (r)
