@@ -40,6 +40,22 @@ finish_bg
 expect_rc 143
 [ -e cleaned-1 ] && [ ! -e cleaned-2 ] || fail "cleanup ran for: $(ls cleaned-* 2>/dev/null)"
 
+# A SIGKILLed lauka took no command along: it ran on (Linux: lauka-spawn's parent-death signal kills its group).
+if [ "$(uname -s)" = Linux ]; then
+	rm -f cmd.pid
+	bg_lauka --color never --backend rusage -- 'sh -c "echo \$\$ >cmd.pid; exec sleep 60"'
+	wait_for cmd.pid
+	sleep 0.2
+	kill -KILL "$pid"
+	finish_bg
+	i=0
+	while kill -0 "$(cat cmd.pid)" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { kill -KILL "$(cat cmd.pid)"; fail "the measured command outlived a SIGKILLed lauka"; }
+		sleep 0.1
+	done
+fi
+
 # xctrace: SIGINT/SIGTERM while `xctrace export` runs are honoured at once (they were ignored for up to
 # its 300 s timeout), and a SIGKILLed lauka leaves no export running (it was orphaned).
 kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
