@@ -30,6 +30,24 @@
 
 /* ---- shared reader plumbing ---- */
 
+/*
+ * Text from the file as an error may quote it: control characters (an
+ * attribute may hold &#10;) shown as '?' and cut at 60 bytes, so an error
+ * stays one line.  buf holds at least 64 bytes.
+ */
+static const char *shown(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (; s && *s && n + 4 < len && n < 60; s++)
+		buf[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+	if (s && *s && n + 4 < len) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 struct xerr {
 	char msg[256];
 	int line;
@@ -360,8 +378,9 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 			v = attr(r, "return-exit-status");
 			int64_t st = 0;
 			if (v && (!parse_i64(v, &st) || st < 0 || st > 255)) {
-				lk_errbuf(err, errlen, "the launched process's return-exit-status '%.40s' is not an exit status "
-					  "(0 to 255)", v);
+				char sv[72];
+				lk_errbuf(err, errlen, "the launched process's return-exit-status '%s' is not an exit status "
+					  "(0 to 255)", shown(v, sv, sizeof(sv)));
 				free(v);
 				xct_toc_release(t);
 				return -LK_EINVAL;
@@ -397,8 +416,9 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 			add_table(t, r);
 			const struct xct_table *tb = &t->tables[t->ntables - 1];
 			if (tb->nevents > XCT_MAX_VALUES) {
-				lk_errbuf(err, errlen, "table '%.60s' names %zu counter events (at most %d)", tb->schema,
-					  tb->nevents, XCT_MAX_VALUES);
+				char sv[72];
+				lk_errbuf(err, errlen, "table '%s' names %zu counter events (at most %d)",
+					  shown(tb->schema, sv, sizeof(sv)), tb->nevents, XCT_MAX_VALUES);
 				xct_toc_release(t);
 				return -LK_EINVAL;
 			}
@@ -594,7 +614,9 @@ static int parse_values(const char *s, struct xval *v, char *err, size_t errlen)
 			break;
 		uint64_t x = 0;
 		if (*p < '0' || *p > '9') {
-			lk_errbuf(err, errlen, "pmc-events value '%.20s' is not an integer", p);
+			char sv[72], cut[24];
+			snprintf(cut, sizeof(cut), "%.20s", p);
+			lk_errbuf(err, errlen, "pmc-events value '%s' is not an integer", shown(cut, sv, sizeof(sv)));
 			return -LK_EINVAL;
 		}
 		for (; *p >= '0' && *p <= '9'; p++) {
@@ -605,7 +627,9 @@ static int parse_values(const char *s, struct xval *v, char *err, size_t errlen)
 			x = x * 10 + (uint64_t)(*p - '0');
 		}
 		if (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-			lk_errbuf(err, errlen, "pmc-events value '%.20s' is not an integer", s);
+			char sv[72], cut[24];
+			snprintf(cut, sizeof(cut), "%.20s", s);
+			lk_errbuf(err, errlen, "pmc-events value '%s' is not an integer", shown(cut, sv, sizeof(sv)));
 			return -LK_EINVAL;
 		}
 		if (v->nvals == cap) {
@@ -816,7 +840,8 @@ static int close_top(struct export_state *st, xct_row_fn fn, void *ctx, char *er
 		st->roles = xrealloc(st->roles, (st->ncols + 1) * sizeof(*st->roles));
 		st->col_names = xrealloc(st->col_names, (st->ncols + 1) * sizeof(*st->col_names));
 		st->roles[st->ncols] = role_of(f->mnemonic, f->etype);
-		st->col_names[st->ncols] = xstrdup(f->mnemonic ? f->mnemonic : "?");
+		char sv[72];
+		st->col_names[st->ncols] = xstrdup(f->mnemonic ? shown(f->mnemonic, sv, sizeof(sv)) : "?");
 		st->ncols++;
 		goto done;
 	}
@@ -911,8 +936,9 @@ static int export_parse(xmlTextReaderPtr r, struct xerr *xe, const char *schema,
 			st.in_schema = true;
 			st.schema_name = attr(r, "name");
 			if (schema && (!st.schema_name || strcmp(st.schema_name, schema))) {
+				char sv[72];
 				lk_errbuf(err, errlen, "the export is table '%s', not '%s'",
-					  st.schema_name ? st.schema_name : "?", schema);
+					  st.schema_name ? shown(st.schema_name, sv, sizeof(sv)) : "?", schema);
 				ret = -LK_EINVAL;
 				break;
 			}
