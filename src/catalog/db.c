@@ -56,6 +56,7 @@ struct db {
 	bool readonly;		/* opened read-only: writes fail with a fix line */
 	const char *ro_why;	/* why: "the file is read-only", ... */
 	bool marked;		/* application_id is set */
+	bool busy;		/* the last failure was another process's lock */
 };
 
 const char *db_path(const struct db *db)
@@ -106,6 +107,7 @@ static int fail(struct db *db, int rc, const char *what, char *err, size_t len)
 {
 	int base = rc & 0xff;
 	int sys = db->h ? sqlite3_system_errno(db->h) : 0;
+	db->busy = base == SQLITE_BUSY || base == SQLITE_LOCKED;
 	if (base == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT) {
 		char *dir = dir_of(db->path);
 		lk_errbuf(err, len, "database '%s': the disk is full (%s on the filesystem of '%s', while %s)\n"
@@ -757,6 +759,15 @@ static int store_pmu(struct db *db, const struct lk_pmu *p, enum db_import_statu
 	}
 	sqlite3_finalize(st);
 	return r;
+}
+
+int db_import_nowait(struct db *db, const struct lk_pmu *const *pmus, size_t n, char *err, size_t len)
+{
+	sqlite3_busy_timeout(db->h, 0);
+	db->busy = false;
+	int r = db_import(db, pmus, n, NULL, err, len);
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	return r < 0 && db->busy ? -LK_EBUSY : r;
 }
 
 int db_import(struct db *db, const struct lk_pmu *const *pmus, size_t n, enum db_import_status *status,

@@ -65,8 +65,8 @@ void catalog_fingerprint(struct lk_pmu *p)
  * unchanged.  A read-only database cannot take it: then the catalogue is
  * kept in memory (*live) and used as it is, without touching the file.
  */
-static int sync_backend(struct db *db, const struct lk_backend *b, char **name, char **kind, struct lk_pmu *live,
-			bool *have_live, char *err, size_t len)
+static int sync_backend(struct db *db, const struct lk_backend *b, bool read_only, char **name, char **kind,
+			struct lk_pmu *live, bool *have_live, char *err, size_t len)
 {
 	struct lk_pmu fresh = { 0 };
 	int r = b->catalog(&fresh, err, len);
@@ -84,8 +84,17 @@ static int sync_backend(struct db *db, const struct lk_backend *b, char **name, 
 			*have_live = true;
 			return 0;
 		}
+		/* Another lauka writing holds the lock (up to the busy timeout, 15 s): storing can wait for a
+		 * later run, this one works from the catalogue in memory. */
 		const struct lk_pmu *one = &fresh;
-		r = db_import(db, &one, 1, NULL, err, len);
+		r = read_only ? db_import_nowait(db, &one, 1, err, len) : db_import(db, &one, 1, NULL, err, len);
+		if (r == -LK_EBUSY) {
+			*name = xstrdup(fresh.name);
+			*kind = xstrdup(fresh.kind);
+			*live = fresh;
+			*have_live = true;
+			return 0;
+		}
 	}
 	*name = xstrdup(fresh.name);
 	*kind = xstrdup(fresh.kind);
@@ -128,7 +137,7 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 	struct lk_pmu live = { 0 };
 	bool have_live = false;
 	if (b && b->catalog) {
-		r = sync_backend(cat->db, b, &name, &kind, &live, &have_live, err, len);
+		r = sync_backend(cat->db, b, opts && opts->read_only, &name, &kind, &live, &have_live, err, len);
 		/* A stored catalogue asked for by name does not need this machine's. */
 		if (r < 0 && (!want || r == -LK_EDB))
 			goto bad;

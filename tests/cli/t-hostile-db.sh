@@ -18,3 +18,23 @@ for v in -1 -2 -2147483648; do
 		[ "$(cksum <v.db)" = "$before" ] || fail "$args changed a database of schema version $v"
 	done
 done
+
+# A listing only reads: another process's write lock (held here for 60 s) once made it wait the busy
+# timeout (15 s) and fail; it now lists the backend's catalogue from memory without storing it.
+rm -f "$LAUKA_DB"
+run "$LAUKA" baselines
+expect_rc 0
+python3 -c '
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("begin immediate")
+open("locked", "w").close()
+time.sleep(60)' "$LAUKA_DB" &
+locker=$!
+i=0
+while [ ! -e locked ]; do i=$((i + 1)); [ $i -lt 300 ] || fail "the lock was never taken"; sleep 0.1; done
+run timeout -s KILL 50 "$LAUKA" counters --backend rusage
+kill $locker 2>/dev/null
+wait $locker 2>/dev/null
+expect_rc 0
+expect_out "minor_faults"
