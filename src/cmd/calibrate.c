@@ -162,6 +162,9 @@ static int run_probe(struct cal_run *cr, size_t p, uint64_t n, struct backend_in
 		progress_clear(&cr->prog);
 		if (res.exec_errno)
 			error("cannot execute '%s': %s", cr->probe, strerror(res.exec_errno));
+		else if (res.term_signal)	/* not "exit code 139": the shell's 128 + N is not what happened */
+			error("probe '%s %s' was killed by signal %d (%s)", s->probe, scale, res.term_signal,
+			      strsignal(res.term_signal));
 		else
 			error("probe '%s %s' failed with exit code %d", s->probe, scale, res.exit_code);
 		if (res.tail[0])

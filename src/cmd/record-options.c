@@ -102,7 +102,21 @@ static int set_seed(struct record_opts *o, const char *v)
 
 #define SETTER(fn, opt, stmt) \
 	static int fn(struct record_opts *o, const char *v) { if (v && opt_nonempty(opt, v) < 0) return -1; stmt; return 0; }
-SETTER(set_measurements, "--measurements", o->measurements = v)
+/* Measurement names never hold control characters: a newline would also split the error quoting it. */
+static int set_measurements(struct record_opts *o, const char *v)
+{
+	if (v && opt_nonempty("--measurements", v) < 0)
+		return -1;
+	for (const char *c = v; c && *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			error("--measurements holds a control character (byte 0x%02x); names are separated by commas",
+			      (unsigned char)*c);
+			fix("write the list on one line, e.g. -m cycles,instructions");
+			return -1;
+		}
+	o->measurements = v;
+	return 0;
+}
 SETTER(set_backend, "--backend", o->backend = v)
 SETTER(set_db, "--db", o->db = v)
 SETTER(set_show_output, "--show-output", o->show_output = true)
