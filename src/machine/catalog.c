@@ -108,14 +108,24 @@ static void unknown_pmu(struct db *db, const char *name, char *err, size_t len)
 	size_t n = 0;
 	struct strbuf sb = STRBUF_INIT;
 	db_pmu_names(db, &names, &n, e2, sizeof(e2));
+	struct strbuf head = STRBUF_INIT;
+	strbuf_addf(&head, "no catalogue named '%s' in '%s'\ntip: %s", name, db_path(db),
+		    n ? "catalogues there: " : "none imported yet; import kpep plists with lauka counters --import PATH");
+	/* Whole names only: what does not fit in err is counted, never cut mid-name. */
+	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
-		strbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+		size_t more = strlen(names[i]) + 2 + 24;	/* ", " and room for " and N more" */
+		if (head.len + sb.len + more < len) {
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+			shown++;
+		}
 		free(names[i]);
 	}
 	free(names);
-	lk_errbuf(err, len, "no catalogue named '%s' in '%s'\ntip: %s%s", name, db_path(db),
-		  n ? "catalogues there: " : "none imported yet; import kpep plists with lauka counters --import PATH",
-		  strbuf_str(&sb));
+	if (shown < n)
+		strbuf_addf(&sb, " and %zu more", n - shown);
+	lk_errbuf(err, len, "%s%s", strbuf_str(&head), strbuf_str(&sb));
+	strbuf_release(&head);
 	strbuf_release(&sb);
 }
 

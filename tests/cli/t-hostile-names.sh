@@ -33,3 +33,21 @@ expect_err "^error: baseline 'shelled' ran its commands under the shell 'sh', th
 expect_err "^fix: add -S 'sh'$"
 run "$LAUKA" --color never --backend rusage -S sh --baseline shelled -- true
 expect_rc 0
+
+# Many catalogues: the list in the "no catalogue named" tip was cut mid-name; whole names and a count now.
+mkdir many
+for i in $(seq 1 60); do
+	sed "s|<string>tiny</string>|<string>catalogue-with-a-rather-long-name-$i</string>|" \
+		"$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist" >many/c$i.plist
+done
+run "$LAUKA" counters --import many
+expect_rc 0
+run "$LAUKA" counters --pmu nosuch
+expect_rc 1
+tipline=$(printf '%s\n' "$err" | grep '^tip: catalogues there: ')
+[ -n "$tipline" ] || fail "no list of catalogues: $err"
+printf '%s\n' "$tipline" | grep -q ' and [0-9]* more$' || fail "the list does not say how many more: $tipline"
+printf '%s\n' "$tipline" | sed 's/^tip: catalogues there: //; s/ and [0-9]* more$//' | tr ',' '\n' | sed 's/^ //' |
+	while read -r name; do
+		case $name in catalogue-with-a-rather-long-name-[0-9]*|tiny|linux|valgrind) ;; *) fail "a name cut short: '$name'" ;; esac
+	done || exit 1
