@@ -118,6 +118,8 @@ static int fail(struct db *db, int rc, const char *what, char *err, size_t len)
 		fail_readonly(db, db->ro_why, err, len);
 	else if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
 		fail_corrupt(db->path, err, len);
+	else if (lk_limit_reason(sys))	/* lauka's own limits, not the file's fault */
+		lk_errbuf(err, len, "cannot use database '%s' (%s): %s", db->path, what, lk_limit_reason(sys));
 	else if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
 		lk_errbuf(err, len, "database '%s' is busy (another lauka holds it): %s", db->path, what);
 	else

@@ -195,7 +195,8 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 	}
 	if (cloexec_pipe(req) < 0 || cloexec_pipe(rep) < 0 || (!opts->show_output && cloexec_pipe(errp) < 0) ||
 	    (errp[0] >= 0 && set_flags(errp[0], -1, O_NONBLOCK) < 0)) {
-		lk_errbuf(err, len, "cannot create the pipes to the command: %s", strerror(errno));
+		const char *lim = lk_limit_reason(errno);
+		lk_errbuf(err, len, "cannot create the pipes to the command: %s", lim ? lim : strerror(errno));
 		goto fail;
 	}
 	char helper[4096];
