@@ -57,7 +57,7 @@ fuzz: fuzz-build
 	$(Q)cp -n $(FUZZ_SEEDS)/* tests/fuzz/crashes/* $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)/ 2>/dev/null || true
 	$(Q)if [ $(FUZZ_TARGET) = kpep ]; then sh tests/fuzz/seed.sh $(FUZZ_BUILD)/corpus-kpep; fi
 	$(Q)cd $(FUZZ_BUILD) && ./fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_TIME) $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
-		-max_len=$(if $(filter xctrace,$(FUZZ_TARGET)),262144,65536) -timeout=10 -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 \
+		-max_len=$(if $(filter xctrace,$(FUZZ_TARGET)),262144,65536) -timeout=30 -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 \
 		$(FUZZ_DICT) corpus-$(FUZZ_TARGET)
 
 # Line coverage of what the corpus reaches: the replay driver built with

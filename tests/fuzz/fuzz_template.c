@@ -67,12 +67,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	plist_free(back);
 	if (kind == XCT_TMPL_LEGACY)
 		CHECK(strstr(out, "FIXED_CYCLES") && strstr(out, "L1D_CACHE_MISS_LD_NONSPEC"));
-	char *again = NULL;
-	size_t againlen = 0;
-	enum xct_tmpl_kind kind2;
-	CHECK(xct_template_patch(out, outlen, &o, &again, &againlen, &kind2, err, sizeof(err)) == 0);
-	CHECK(kind2 == kind);
-	free(again);
+	/* Patching the output again: skipped for outputs of megabytes (a plist near the pre-pass's node
+	 * limit), which only repeat the same work at sanitizer speed. */
+	if (outlen < (1u << 20)) {
+		char *again = NULL;
+		size_t againlen = 0;
+		enum xct_tmpl_kind kind2;
+		CHECK(xct_template_patch(out, outlen, &o, &again, &againlen, &kind2, err, sizeof(err)) == 0);
+		CHECK(kind2 == kind);
+		free(again);
+	}
 	free(out);
 	return 0;
 }
