@@ -1,28 +1,36 @@
-# mk/fuzz.mk: fuzzing the kpep importer (tests/fuzz/).
+# mk/fuzz.mk: fuzzing lauka's readers of untrusted files (tests/fuzz/).
+# Targets: kpep (the kpep importer), xctrace (TOC and table exports),
+# template (Instruments templates, behind the binary-plist pre-pass).
 #
-#   make fuzz                 build $(FUZZ_BUILD)/fuzz_kpep with clang (libFuzzer,
+#   make fuzz                 build $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET) with clang (libFuzzer,
 #                             ASan, UBSan) and fuzz for FUZZ_TIME seconds (60),
-#                             on a working corpus seeded from tests/fuzz/corpus
+#                             on a working corpus seeded from tests/fuzz/corpus[-TARGET]
+#   make fuzz FUZZ_TARGET=xctrace   another target (kpep, xctrace, template)
 #   make fuzz FUZZ_TIME=3600  longer; FUZZ_JOBS=N runs N workers
 #   make fuzz-build           only build it
 #
-# `make check` needs no clang: $(BUILD)/fuzz-replay (tests/fuzz/replay.c,
-# the normal compiler) replays tests/fuzz/corpus and tests/fuzz/crashes
-# through the same target function, in tests/cli/t-fuzz-replay.sh.
+# `make check` needs no clang: $(BUILD)/fuzz-replay[-TARGET] (tests/fuzz/replay.c
+# with the target, the normal compiler) replay each target's corpus and
+# tests/fuzz/crashes through the same target function, in tests/cli/t-fuzz-replay.sh.
 .PHONY: fuzz fuzz-build
 
 FUZZ_CC    ?= clang
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME  ?= 60
 FUZZ_JOBS  ?= 1
+FUZZ_TARGET ?= kpep
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_BIN   := $(FUZZ_BUILD)/fuzz_kpep
+FUZZ_BIN   := $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET)
+# each target's seed corpus in the tree: kpep's is tests/fuzz/corpus
+FUZZ_SEEDS := tests/fuzz/corpus$(if $(filter-out kpep,$(FUZZ_TARGET)),-$(FUZZ_TARGET))
+FUZZ_DICT  := $(if $(filter kpep template,$(FUZZ_TARGET)),-dict=../tests/fuzz/plist.dict,-dict=../tests/fuzz/xml.dict)
 # clang warns where gcc does not; the gcc build (make, make check) is the one held to -Werror.
 FUZZ_CFLAGS ?= -Wno-error
 CLEAN_EXTRA += $(FUZZ_BUILD) $(FUZZ_BUILD)-cov
 
 REPLAY := $(BUILD)/fuzz-replay
-CHECK_DEPS += $(REPLAY)
+REPLAYS := $(REPLAY) $(BUILD)/fuzz-replay-xctrace $(BUILD)/fuzz-replay-template
+CHECK_DEPS += $(REPLAYS)
 
 $(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c | $(GEN)
 	@mkdir -p $(@D)
@@ -33,26 +41,30 @@ $(REPLAY): $(BUILD)/tests/fuzz/replay.o $(BUILD)/tests/fuzz/fuzz_kpep.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LK_LDFLAGS) -o $@ $^ $(LK_LIBS)
 
+$(BUILD)/fuzz-replay-%: $(BUILD)/tests/fuzz/replay.o $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LK_LDFLAGS) -o $@ $^ $(LK_LIBS)
+
 # The library again, with clang and the fuzzer's coverage instrumentation.
 fuzz-build:
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz: $(FUZZ_CC) is not installed (Debian: clang libclang-rt-14-dev)" >&2; exit 1; }
-	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN_FLAGS="$(FUZZ_FLAGS)" CFLAGS="$(FUZZ_CFLAGS)" $(FUZZ_BUILD)/liblauka.a $(FUZZ_BUILD)/tests/fuzz/fuzz_kpep.o
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN_FLAGS="$(FUZZ_FLAGS)" CFLAGS="$(FUZZ_CFLAGS)" $(FUZZ_BUILD)/liblauka.a $(FUZZ_BUILD)/tests/fuzz/fuzz_$(FUZZ_TARGET).o
 	@$(if $(Q),echo "  LD      $(FUZZ_BIN)")
-	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $(FUZZ_BIN) $(FUZZ_BUILD)/tests/fuzz/fuzz_kpep.o $(FUZZ_BUILD)/liblauka.a $(LK_LIBS)
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $(FUZZ_BIN) $(FUZZ_BUILD)/tests/fuzz/fuzz_$(FUZZ_TARGET).o $(FUZZ_BUILD)/liblauka.a $(LK_LIBS)
 
 fuzz: fuzz-build
-	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
-	$(Q)cp -n tests/fuzz/corpus/* tests/fuzz/crashes/* $(FUZZ_BUILD)/corpus/ 2>/dev/null || true
-	$(Q)sh tests/fuzz/seed.sh $(FUZZ_BUILD)/corpus
-	$(Q)cd $(FUZZ_BUILD) && ./fuzz_kpep -max_total_time=$(FUZZ_TIME) $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
-		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 \
-		-dict=../tests/fuzz/plist.dict corpus
+	@mkdir -p $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) $(FUZZ_BUILD)/artifacts
+	$(Q)cp -n $(FUZZ_SEEDS)/* tests/fuzz/crashes/* $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)/ 2>/dev/null || true
+	$(Q)if [ $(FUZZ_TARGET) = kpep ]; then sh tests/fuzz/seed.sh $(FUZZ_BUILD)/corpus-kpep; fi
+	$(Q)cd $(FUZZ_BUILD) && ./fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_TIME) $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
+		-max_len=$(if $(filter xctrace,$(FUZZ_TARGET)),262144,65536) -timeout=30 -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 \
+		$(FUZZ_DICT) corpus-$(FUZZ_TARGET)
 
 # Line coverage of what the corpus reaches: the replay driver built with
 # clang's source-based coverage, run over $(FUZZ_CORPUS), reported by llvm-cov
 # for the importer's modules.
 .PHONY: fuzz-coverage
-FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus
+FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus-kpep
 FUZZ_COV    := $(FUZZ_BUILD)-cov
 fuzz-coverage:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_COV) CC=$(FUZZ_CC) SAN_FLAGS="-fprofile-instr-generate -fcoverage-mapping" CFLAGS="$(FUZZ_CFLAGS)" \

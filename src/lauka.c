@@ -55,6 +55,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
 		if (!strcmp(verbs[i].name, verb))
 			return finish(verbs[i].fn(argc - 1, argv + 1));
+	if (!*verb) {
+		error("the verb is empty ('')");
+		tip("'lauka help' lists the verbs; to measure a command, put it after '--': lauka -- 'COMMAND'");
+		return finish(EXIT_USAGE);
+	}
 	error("unknown verb '%s'", verb);
 	const char *best = NULL;
 	size_t bestd = 3;

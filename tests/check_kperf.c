@@ -1186,6 +1186,17 @@ static char *state_path(void)
 	return state_file;
 }
 
+/*
+ * Remove the state file for good: the stand-in saves its state whenever
+ * lauka's exit handlers release the counters, so with the variable still set
+ * the file came back after the unlink (and was left in /tmp).
+ */
+static void state_done(const char *path)
+{
+	unsetenv("LAUKA_STANDIN_STATE");
+	unlink(path);
+}
+
 /* exit() with the backend open, or after close(): atexit releases everything, the forced counters too. */
 START_TEST(test_exit_without_close)
 {
@@ -1215,7 +1226,7 @@ START_TEST(test_exit_without_close)
 		assert_clean(closed ? "after exit() after close" : "after exit() without close");
 		ck_assert_int_eq(state().force_owner, 0);	/* released by lauka, not by its death */
 	}
-	unlink(path);
+	state_done(path);
 }
 END_TEST
 
@@ -1255,7 +1266,7 @@ START_TEST(test_killed_run_repaired_next_time)
 	ck_assert(c[0].running && c[0].value > 0);
 	backend_inst_close(&bi);
 	assert_closed("after the repaired run");
-	unlink(path);
+	state_done(path);
 }
 END_TEST
 

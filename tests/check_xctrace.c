@@ -233,6 +233,20 @@ static const struct {
 	{ "<?xml version=\"1.0\"?><trace-query-result><node xpath='x'/></trace-query-result>", -LK_EINVAL,
 	  "no <schema>", 0, 0 },
 	{ HEAD "<schema name=\"counters-profile\"/>" TAIL, -LK_EINVAL, "more than one table", 0, 0 },
+	/* issue 21: ids name definitions, they do not size a table (id 50000000 once allocated 5 GB) */
+	{ HEAD "<row><sample-time id=\"1\">10</sample-time><thread id=\"50000000\"><tid id=\"3\">70</tid>"
+	  "<process id=\"1073741823\"><pid id=\"5\">7</pid></process></thread><process ref=\"1073741823\"/>"
+	  "<core id=\"6\">1</core><sentinel/><weight id=\"9\">1</weight><pmc-events id=\"99999999\">5 1</pmc-events></row>"
+	  "<row><sample-time id=\"11\">20</sample-time><thread ref=\"50000000\"/><process ref=\"1073741823\"/><core ref=\"6\"/>"
+	  "<sentinel/><weight ref=\"9\"/><pmc-events ref=\"99999999\"/></row>" TAIL, 0, NULL, 10, 2 },
+	{ HEAD "<row><sample-time id=\"1073741824\">10</sample-time></row>" TAIL, -LK_EINVAL,
+	  "is not a small integer", 0, 0 },
+	/* issue 21: a DTD (where a billion-laughs entity is declared) is refused before libxml2 reads it */
+	{ "<?xml version=\"1.0\"?>\n<!-- a comment -->\n<!DOCTYPE t [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;\">]>"
+	  "<trace-query-result><node xpath='&b;'/></trace-query-result>", -LK_EINVAL,
+	  "declares a DTD (<!DOCTYPE>), which xctrace never writes", 0, 0 },
+	/* libxml2's own messages come on one line */
+	{ HEAD "<row><sample-time id=\"1\">10</sample-time></rowx>" TAIL, -LK_EINVAL, "malformed XML at line 1: ", 0, 0 },
 };
 
 START_TEST(test_structure)
@@ -243,6 +257,7 @@ START_TEST(test_structure)
 	const char *x = structure_cases[_i].xml;
 	int r = xct_export_parse(x, strlen(x), "counters-profile", xct_sum_row, &s, err, sizeof(err));
 	ck_assert_msg(r == structure_cases[_i].ret, "case %d: %d (%s)", _i, r, err);
+	ck_assert_msg(!strchr(err, '\n'), "case %d: a message on two lines: '%s'", _i, err);
 	if (structure_cases[_i].err)
 		ck_assert_msg(strstr(err, structure_cases[_i].err), "case %d: '%s'", _i, err);
 	else {
@@ -256,6 +271,73 @@ START_TEST(test_structure)
 		ck_assert_uint_eq(s.weight, 3000000);
 	}
 	xct_sum_release(&s);
+}
+END_TEST
+
+/* TOCs lauka must refuse (issue 21): exit statuses out of range, more events than a row can hold, a DTD. */
+#define TOC_HEAD "<?xml version=\"1.0\"?><trace-toc><run number=\"1\"><info><target>"
+#define TOC_MID "</target></info><data>"
+#define TOC_TAIL "</data></run></trace-toc>"
+static const struct {
+	const char *xml;
+	int ret;
+	const char *err;
+	int exit_status;
+} toc_cases[] = {
+	{ TOC_HEAD "<process pid=\"5\" return-exit-status=\"255\"/>" TOC_MID TOC_TAIL, 0, NULL, 255 },
+	{ TOC_HEAD "<process pid=\"5\" return-exit-status=\"0\"/>" TOC_MID TOC_TAIL, 0, NULL, 0 },
+	{ TOC_HEAD "<process pid=\"5\" return-exit-status=\"256\"/>" TOC_MID TOC_TAIL, -LK_EINVAL,
+	  "return-exit-status '256' is not an exit status (0 to 255)", 0 },
+	{ TOC_HEAD "<process pid=\"5\" return-exit-status=\"4294967296\"/>" TOC_MID TOC_TAIL, -LK_EINVAL,
+	  "return-exit-status '4294967296' is not an exit status", 0 },
+	{ TOC_HEAD "<process pid=\"5\" return-exit-status=\"-1\"/>" TOC_MID TOC_TAIL, -LK_EINVAL,
+	  "return-exit-status '-1' is not an exit status", 0 },
+	{ TOC_HEAD "<process pid=\"5\" return-exit-status=\"x\"/>" TOC_MID TOC_TAIL, -LK_EINVAL,
+	  "return-exit-status 'x' is not an exit status", 0 },
+	{ "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY a \"a\">]><trace-toc/>", -LK_EINVAL, "declares a DTD", 0 },
+	{ "<!DOCTYPE x><trace-toc/>", -LK_EINVAL, "declares a DTD", 0 },
+};
+
+START_TEST(test_toc_refused)
+{
+	struct xct_toc t;
+	char err[256] = "";
+	const char *x = toc_cases[_i].xml;
+	int r = xct_toc_parse(x, strlen(x), &t, err, sizeof(err));
+	ck_assert_msg(r == toc_cases[_i].ret, "case %d: %d (%s)", _i, r, err);
+	if (toc_cases[_i].err) {
+		ck_assert_msg(strstr(err, toc_cases[_i].err), "case %d: '%s'", _i, err);
+		return;
+	}
+	ck_assert(t.has_exit);
+	ck_assert_int_eq(t.exit_status, toc_cases[_i].exit_status);
+	xct_toc_release(&t);
+}
+END_TEST
+
+/* 64 counter events fit a row; 65 are refused, not read past the totals (issue 21). */
+START_TEST(test_toc_events_bound)
+{
+	for (int n = 64; n <= 65; n++) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, TOC_HEAD "<process pid=\"5\" return-exit-status=\"0\"/>" TOC_MID
+			    "<table schema=\"counters-profile\" pmc-events=\"");
+		for (int i = 0; i < n; i++)
+			strbuf_addf(&sb, "%sE%d", i ? " " : "", i);
+		strbuf_addf(&sb, "\"/>" TOC_TAIL);
+		struct xct_toc t;
+		char err[256] = "";
+		int r = xct_toc_parse(strbuf_str(&sb), sb.len, &t, err, sizeof(err));
+		if (n == 64) {
+			ck_assert_msg(r == 0, "%s", err);
+			ck_assert_uint_eq(t.tables[0].nevents, 64);
+			xct_toc_release(&t);
+		} else {
+			ck_assert_int_eq(r, -LK_EINVAL);
+			ck_assert_msg(strstr(err, "table 'counters-profile' names 65 counter events (at most 64)"), "%s", err);
+		}
+		strbuf_release(&sb);
+	}
 }
 END_TEST
 
@@ -822,6 +904,8 @@ Suite *xctrace_suite(void)
 	tcase_add_test(tc, test_tocs);
 	tcase_add_loop_test(tc, test_structure, 0, sizeof(structure_cases) / sizeof(*structure_cases));
 	tcase_add_test(tc, test_split_names);
+	tcase_add_loop_test(tc, test_toc_refused, 0, sizeof(toc_cases) / sizeof(*toc_cases));
+	tcase_add_test(tc, test_toc_events_bound);
 	tcase_add_loop_test(tc, test_record_outcome, 0, sizeof(outcome_cases) / sizeof(*outcome_cases));
 	tcase_add_test(tc, test_version);
 	tcase_add_loop_test(tc, test_raw_aggregation, 0, sizeof(raw_cases) / sizeof(*raw_cases));

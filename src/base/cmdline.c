@@ -6,7 +6,8 @@
 #include <string.h>
 
 /* Characters whose meaning only a shell gives; refused outside quotes. */
-static const char meta_unquoted[] = "|&;<>()$`*?";
+/* [ globs like * and ?; { is brace expansion (bash) or a group: a shell would not pass either as is */
+static const char meta_unquoted[] = "|&;<>()$`*?[{";
 
 static int is_blank(char c)
 {

@@ -2,7 +2,10 @@
 #include "base/error.h"
 
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 
 static const char *const messages[LK_ELAST] = {
 	[LK_OK] = "success",
@@ -78,4 +81,27 @@ void lk_errbuf(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+const char *lk_limit_reason(int e)
+{
+	static char buf[160];
+	struct rlimit rl;
+	if (e == EMFILE || e == ENFILE) {
+		if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(buf, sizeof(buf), "lauka ran out of file descriptors (its limit is %llu: raise it with "
+				 "ulimit -n 1024)", (unsigned long long)rl.rlim_cur);
+		else
+			snprintf(buf, sizeof(buf), "the system ran out of file descriptors (%s)", strerror(e));
+		return buf;
+	}
+	if (e == ENOMEM) {
+		if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(buf, sizeof(buf), "lauka ran out of memory (its address space is limited to %llu KB: "
+				 "raise it with ulimit -v)", (unsigned long long)rl.rlim_cur / 1024);
+		else
+			snprintf(buf, sizeof(buf), "lauka ran out of memory");
+		return buf;
+	}
+	return NULL;
 }

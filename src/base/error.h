@@ -46,6 +46,14 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * When errno e is a resource limit of lauka's process rather than a fault of
+ * the command or the file (EMFILE/ENFILE: open files, ulimit -n; ENOMEM:
+ * memory, ulimit -v), a sentence naming the limit and how to raise it;
+ * otherwise NULL.  Static storage.
+ */
+const char *lk_limit_reason(int e);
+
 /* Format into a caller's reason buffer (like snprintf, never overflows). */
 void lk_errbuf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

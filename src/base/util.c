@@ -152,7 +152,7 @@ void strbuf_release(struct strbuf *sb)
 
 int lk_read_file(const char *path, size_t max, char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
@@ -165,6 +165,11 @@ int lk_read_file(const char *path, size_t max, char **out, size_t *len)
 		close(fd);
 		return -EISDIR;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
 	if (cap > max + 1)
 		cap = max + 1;

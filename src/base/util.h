@@ -42,7 +42,12 @@ static inline const char *strbuf_str(const struct strbuf *sb) { return sb->buf ?
 /* pipe(2) with both ends close-on-exec (pipe2 where there is one; macOS has none). 0 or -1 with errno. */
 int lk_cloexec_pipe(int fd[2]);
 
-/* Read a whole file (at most max bytes); returns 0 or -errno. *out is malloc'd. */
+/*
+ * Read a whole regular file (at most max bytes); returns 0 or -errno
+ * (-EFBIG over max, -EINVAL for a FIFO, device or socket, which could
+ * block forever: opened without blocking and refused before a read).
+ * *out is malloc'd.
+ */
 int lk_read_file(const char *path, size_t max, char **out, size_t *len);
 
 #endif

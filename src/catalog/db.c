@@ -56,6 +56,7 @@ struct db {
 	bool readonly;		/* opened read-only: writes fail with a fix line */
 	const char *ro_why;	/* why: "the file is read-only", ... */
 	bool marked;		/* application_id is set */
+	bool busy;		/* the last failure was another process's lock */
 };
 
 const char *db_path(const struct db *db)
@@ -106,6 +107,7 @@ static int fail(struct db *db, int rc, const char *what, char *err, size_t len)
 {
 	int base = rc & 0xff;
 	int sys = db->h ? sqlite3_system_errno(db->h) : 0;
+	db->busy = base == SQLITE_BUSY || base == SQLITE_LOCKED;
 	if (base == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT) {
 		char *dir = dir_of(db->path);
 		lk_errbuf(err, len, "database '%s': the disk is full (%s on the filesystem of '%s', while %s)\n"
@@ -116,6 +118,8 @@ static int fail(struct db *db, int rc, const char *what, char *err, size_t len)
 		fail_readonly(db, db->ro_why, err, len);
 	else if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
 		fail_corrupt(db->path, err, len);
+	else if (lk_limit_reason(sys))	/* lauka's own limits, not the file's fault */
+		lk_errbuf(err, len, "cannot use database '%s' (%s): %s", db->path, what, lk_limit_reason(sys));
 	else if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
 		lk_errbuf(err, len, "database '%s' is busy (another lauka holds it): %s", db->path, what);
 	else
@@ -162,6 +166,21 @@ static int newer(struct db *db, int v, char *err, size_t len)
 	return -LK_EDB;
 }
 
+/*
+ * A negative user_version is no schema lauka ever wrote: a migration index
+ * from it would run whatever lies before the table (issue 21).  Not a lauka
+ * database, or a corrupt one; never migrated.
+ */
+static int unknown_version(struct db *db, long long v, char *err, size_t len)
+{
+	lk_errbuf(err, len,
+		  "database '%s' is not a lauka database or is corrupt (schema version %lld, which no lauka writes); "
+		  "it was left as it is\n"
+		  "fix: point --db or LAUKA_DB at a lauka database or at a new file",
+		  db->path, v);
+	return -LK_EDB;
+}
+
 /* Set application_id, inside the caller's write transaction. */
 static int mark(struct db *db, char *err, size_t len)
 {
@@ -193,6 +212,8 @@ static int migrate(struct db *db, char *err, size_t len)
 	int v = 0, r;
 	if ((r = user_version(db, &v, err, len)) < 0)
 		return r;
+	if (v < 0)
+		return unknown_version(db, v, err, len);
 	if (v > DB_SCHEMA_VERSION)
 		return newer(db, v, err, len);
 	if (v == DB_SCHEMA_VERSION)
@@ -203,8 +224,8 @@ static int migrate(struct db *db, char *err, size_t len)
 	db->marked = false;	/* re-read under the lock: set it in this transaction whatever another lauka did */
 	if ((r = user_version(db, &v, err, len)) < 0)
 		goto out;
-	if (v > DB_SCHEMA_VERSION) {
-		r = newer(db, v, err, len);
+	if (v < 0 || v > DB_SCHEMA_VERSION) {
+		r = v < 0 ? unknown_version(db, v, err, len) : newer(db, v, err, len);
 		goto out;
 	}
 	for (; v < DB_SCHEMA_VERSION; v++) {
@@ -380,6 +401,8 @@ static int identify(struct db *db, int *version, bool *empty, char *err, size_t 
 	    (r = pragma_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
 				"('pmu', 'event', 'alias', 'verdict', 'response')", &ours, "listing the tables", err, len)) < 0)
 		return r;
+	if (v < 0)
+		return unknown_version(db, v, err, len);
 	*version = (int)v;
 	*empty = app == 0 && v == 0 && objects == 0;
 	if (app == LAUKA_APPLICATION_ID) {
@@ -738,6 +761,15 @@ static int store_pmu(struct db *db, const struct lk_pmu *p, enum db_import_statu
 	}
 	sqlite3_finalize(st);
 	return r;
+}
+
+int db_import_nowait(struct db *db, const struct lk_pmu *const *pmus, size_t n, char *err, size_t len)
+{
+	sqlite3_busy_timeout(db->h, 0);
+	db->busy = false;
+	int r = db_import(db, pmus, n, NULL, err, len);
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	return r < 0 && db->busy ? -LK_EBUSY : r;
 }
 
 int db_import(struct db *db, const struct lk_pmu *const *pmus, size_t n, enum db_import_status *status,

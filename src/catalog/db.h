@@ -58,6 +58,11 @@ enum db_import_status { DB_IMPORT_SAME, DB_IMPORT_NEW, DB_IMPORT_CHANGED };
  * its events and aliases.  status[i] (may be NULL) says which happened.
  * Test hook: $LAUKA_TEST_SLOW_IMPORT=MS sleeps that long before the commit.
  */
+/*
+ * db_import without waiting for another process's write lock: -LK_EBUSY at
+ * once when it is held (a listing then works from the catalogue in memory).
+ */
+int db_import_nowait(struct db *db, const struct lk_pmu *const *pmus, size_t n, char *err, size_t len);
 int db_import(struct db *db, const struct lk_pmu *const *pmus, size_t n, enum db_import_status *status,
 	      char *err, size_t len);
 /* The sha256 stored for (kind, name) into hex, or "" when there is none. */

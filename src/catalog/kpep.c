@@ -7,6 +7,7 @@
  * returns error 16), so the catalogue would list an event nothing can count.
  */
 #include "catalog/kpep.h"
+#include "base/bplist.h"
 #include "base/error.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -517,118 +518,6 @@ static int parse_root(struct ctx *c, struct lk_pmu *pmu, plist_t root)
 	return parse_cpu(c, pmu, cpu);
 }
 
-static uint64_t be_uint(const unsigned char *p, size_t n)
-{
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/*
- * A binary plist's strings, checked before libplist builds its tree:
- * libplist 2.2 asserts (and aborts lauka) when a dictionary key it decoded
- * holds U+0000, the moment a key is read.  Format (Apple's CFBinaryPList.c,
- * "bplist00"): a 32-byte trailer at the end gives the offset size, the
- * object-reference size, the object count and the offset-table position;
- * each object starts with a marker byte, high nibble the type (5 ASCII
- * string, 6 UTF-16BE string, 7 UTF-8 string, D dictionary), low nibble
- * the length, 0xF meaning "an integer object with the length follows".
- * Anything this cannot follow is refused: libplist would refuse it too.
- */
-static int bplist_length(const unsigned char *b, size_t end, size_t *pos, uint64_t *count)
-{
-	unsigned info = b[*pos] & 0xf;
-	(*pos)++;
-	if (info != 0xf) {
-		*count = info;
-		return 0;
-	}
-	if (*pos >= end || (b[*pos] & 0xf0) != 0x10 || (b[*pos] & 0xf) > 3)
-		return -1;
-	size_t n = (size_t)1 << (b[*pos] & 0xf);
-	(*pos)++;
-	if (n > end - *pos)
-		return -1;
-	*count = be_uint(b + *pos, n);
-	*pos += n;
-	return 0;
-}
-
-static int bplist_scan(struct ctx *c, const unsigned char *b, size_t len)
-{
-	if (len < 8 + 32)
-		FAIL(c, "not a plist: a binary plist too short for its trailer");
-	const unsigned char *t = b + len - 32;
-	size_t osize = t[6], rsize = t[7];
-	uint64_t nobj = be_uint(t + 8, 8), table = be_uint(t + 24, 8);
-	if (osize < 1 || osize > 8 || rsize < 1 || rsize > 8 || table < 8 || table >= len - 32 ||
-	    nobj > (len - 32 - table) / osize)
-		FAIL(c, "not a plist: a binary plist whose trailer does not describe its objects");
-	char *is_key = xcalloc((size_t)nobj + 1, 1);
-	int r = 0;
-	/* Pass 1 marks the objects dictionaries use as keys; pass 2 checks every string. */
-	for (int pass = 0; pass < 2 && !r; pass++)
-		for (uint64_t i = 0; i < nobj && !r; i++) {
-			uint64_t off = be_uint(b + table + i * osize, osize);
-			if (off < 8 || off >= table) {
-				fail_at(c, "not a plist: binary plist object %llu lies outside the object area",
-					(unsigned long long)i);
-				r = -LK_EPLIST;
-				break;
-			}
-			size_t pos = (size_t)off;
-			unsigned type = b[pos] >> 4;
-			uint64_t count;
-			if (type != 0x5 && type != 0x6 && type != 0x7 && type != 0xd)
-				continue;
-			if (bplist_length(b, (size_t)table, &pos, &count) < 0) {
-				fail_at(c, "not a plist: binary plist object %llu has a malformed length", (unsigned long long)i);
-				r = -LK_EPLIST;
-				break;
-			}
-			uint64_t unit = type == 0x6 ? 2 : type == 0xd ? 2 * rsize : 1;
-			if (count > (table - pos) / unit) {
-				fail_at(c, "not a plist: binary plist object %llu runs past the object area", (unsigned long long)i);
-				r = -LK_EPLIST;
-				break;
-			}
-			if (type == 0xd) {
-				for (uint64_t k = 0; pass == 0 && k < count; k++) {
-					uint64_t ref = be_uint(b + pos + k * rsize, rsize);
-					if (ref < nobj)
-						is_key[ref] = 1;
-				}
-				continue;
-			}
-			if (pass == 0)
-				continue;
-			size_t nul = SIZE_MAX;
-			for (uint64_t k = 0; k < count && nul == SIZE_MAX; k++)
-				if (type == 0x6 ? !b[pos + 2 * k] && !b[pos + 2 * k + 1] : !b[pos + k])
-					nul = (size_t)k;
-			if (nul == SIZE_MAX)
-				continue;
-			char show[128];
-			size_t o = 0;
-			for (uint64_t k = 0; k < count && k < 40 && o + 8 < sizeof(show); k++) {
-				unsigned ch = type == 0x6 ? (unsigned)(b[pos + 2 * k] << 8 | b[pos + 2 * k + 1]) : b[pos + k];
-				if (!ch)
-					o += (size_t)snprintf(show + o, sizeof(show) - o, "\\0");
-				else if (ch < 0x20 || ch >= 0x7f)
-					o += (size_t)snprintf(show + o, sizeof(show) - o, "?");
-				else
-					show[o++] = (char)ch;
-			}
-			show[o] = '\0';
-			fail_at(c, "%s '%s%s' contains a NUL character (U+0000) at position %zu",
-				is_key[i] ? "key" : "string", show, count > 40 ? "..." : "", nul);
-			r = -LK_EPLIST;
-		}
-	free(is_key);
-	return r;
-}
-
 /*
  * XML 1.0 cannot hold U+0000, and libplist would cut a name at a raw NUL
  * byte.  Name the key it is in when there is one.
@@ -682,10 +571,13 @@ int kpep_parse(const void *buf, size_t len, const char *source, struct lk_pmu *o
 	while (ws < blen && (body[ws] == ' ' || body[ws] == '\t' || body[ws] == '\r' || body[ws] == '\n'))
 		ws++;
 	int r = 0;
-	if (blen >= 8 && !memcmp(body, "bplist00", 8))
-		r = bplist_scan(&c, (const unsigned char *)body, blen);
-	else if (ws < blen && body[ws] == '<')	/* what libplist would take for XML */
+	char why[512];
+	if (lk_bplist_is(body, blen)) {	/* bounded before libplist sees it (base/bplist.h) */
+		if ((r = lk_bplist_check(body, blen, NULL, NULL, why, sizeof(why))) < 0)
+			fail_at(&c, "%s", why);
+	} else if (ws < blen && body[ws] == '<') {	/* what libplist would take for XML */
 		r = xml_scan(&c, body, blen);
+	}
 	if (r < 0)
 		return r;
 	plist_t root = parse_plist(body, (uint32_t)blen);
@@ -696,7 +588,6 @@ int kpep_parse(const void *buf, size_t len, const char *source, struct lk_pmu *o
 	out->kind = xstrdup("kpep");
 	r = parse_root(&c, out, root);
 	plist_free(root);
-	char why[512];
 	if (r == 0 && pmu_validate(out, why, sizeof(why)) < 0) {
 		fail_at(&c, "%s", why);
 		r = -LK_EPLIST;

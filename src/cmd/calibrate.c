@@ -175,6 +175,9 @@ static int run_probe(struct cal_run *cr, size_t p, uint64_t n, struct backend_in
 		progress_clear(&cr->prog);
 		if (res.exec_errno)
 			error("cannot execute '%s': %s", cr->probe, strerror(res.exec_errno));
+		else if (res.term_signal)	/* not "exit code 139": the shell's 128 + N is not what happened */
+			error("probe '%s %s' was killed by signal %d (%s)", s->probe, scale, res.term_signal,
+			      strsignal(res.term_signal));
 		else
 			error("probe '%s %s' failed with exit code %d", s->probe, scale, res.exit_code);
 		if (res.tail[0])
@@ -479,7 +482,8 @@ static int load_expectations(struct calib_expectations *exp)
 	size_t len = 0;
 	int r = lk_read_file(path, 1 << 20, &text, &len);
 	if (r < 0)
-		return error("cannot read LAUKA_EXPECTATIONS='%s': %s", path, strerror(-r));
+		return error("cannot read LAUKA_EXPECTATIONS='%s': %s", path,
+			     r == -EINVAL ? "not a regular file" : r == -EFBIG ? "larger than 1 MiB (lauka's limit)" : strerror(-r));
 	r = calib_expect_parse(text, exp, err, sizeof(err));
 	free(text);
 	if (r < 0)
@@ -689,7 +693,7 @@ static int finish(struct catalog *cat, const struct cal_run *cr, const struct ca
 	char err[512] = "";
 	if (plot_calib_write(cat, cr->be->name, o->plot, err, sizeof(err)) < 0) {
 		error("%s", err);
-		return EXIT_USAGE;
+		return EXIT_COUNTERS;	/* a file error, like a failed export (checked writable before the runs) */
 	}
 	printf("plot written to '%s'\n", o->plot);
 	return 0;

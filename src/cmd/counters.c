@@ -479,7 +479,8 @@ int cmd_counters(int argc, char **argv)
 		b = backend_for_listing(needs, sizeof(needs));
 
 	struct catalog *cat = NULL;
-	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu };
+	/* a listing only reads: it does not wait on another lauka's write (machine/catalog.h) */
+	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu, .read_only = true };
 	char err[1024];
 	r = catalog_open(&cat, b, &copts, err, sizeof(err));
 	if (r < 0) {

@@ -109,6 +109,14 @@ static int set_measurements(void *ctx, const char *v)
 	struct record_opts *o = ctx;
 	if (opt_nonempty("--measurements", v) < 0)
 		return -1;
+	/* Measurement names never hold control characters: a newline would also split the error quoting it. */
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			error("--measurements holds a control character (byte 0x%02x); names are separated by commas",
+			      (unsigned char)*c);
+			fix("write the list on one line, e.g. -m cycles,instructions");
+			return -1;
+		}
 	if (!o->measurements) {
 		o->measurements = v;
 		return 0;

@@ -66,8 +66,8 @@ void catalog_fingerprint(struct lk_pmu *p)
  * unchanged.  A read-only database cannot take it: then the catalogue is
  * kept in memory (*live) and used as it is, without touching the file.
  */
-static int sync_backend(struct db *db, const struct lk_backend *b, char **name, char **kind, struct lk_pmu *live,
-			bool *have_live, char *err, size_t len)
+static int sync_backend(struct db *db, const struct lk_backend *b, bool read_only, char **name, char **kind,
+			struct lk_pmu *live, bool *have_live, char *err, size_t len)
 {
 	struct lk_pmu fresh = { 0 };
 	int r = b->catalog(&fresh, err, len);
@@ -85,8 +85,17 @@ static int sync_backend(struct db *db, const struct lk_backend *b, char **name, 
 			*have_live = true;
 			return 0;
 		}
+		/* Another lauka writing holds the lock (up to the busy timeout, 15 s): storing can wait for a
+		 * later run, this one works from the catalogue in memory. */
 		const struct lk_pmu *one = &fresh;
-		r = db_import(db, &one, 1, NULL, err, len);
+		r = read_only ? db_import_nowait(db, &one, 1, err, len) : db_import(db, &one, 1, NULL, err, len);
+		if (r == -LK_EBUSY) {
+			*name = xstrdup(fresh.name);
+			*kind = xstrdup(fresh.kind);
+			*live = fresh;
+			*have_live = true;
+			return 0;
+		}
 	}
 	*name = xstrdup(fresh.name);
 	*kind = xstrdup(fresh.kind);
@@ -182,25 +191,34 @@ static void unknown_pmu(struct db *db, const char *name, char *err, size_t len)
 	size_t n = 0;
 	struct strbuf sb = STRBUF_INIT;
 	db_pmu_names(db, &names, &n, e2, sizeof(e2));
+	struct strbuf head = STRBUF_INIT, tail = STRBUF_INIT;
+	strbuf_addf(&head, "no catalogue named '%s' in '%s'\ntip: %s", name, db_path(db),
+		    n ? "catalogues there: " : "none imported yet; import kpep plists with lauka counters --import PATH");
+	if (pfmcat_available())
+		strbuf_addf(&tail, "\ntip: libpfm4 %s's models (skl, icl, spr, amd64_fam19h_zen4, ...) are imported on "
+			    "demand: lauka counters --pmu skl", pfmcat_version());
+#ifdef __linux__
+	else
+		strbuf_addf(&tail, "%s", "\ntip: libpfm4's models (skl, icl, ...) need a lauka built with libpfm4: install "
+			      "libpfm4-dev and rebuild");
+#endif
+	/* Whole names only: what does not fit in err is counted, never cut mid-name. */
+	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
-		strbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+		size_t more = strlen(names[i]) + 2 + 24;	/* ", " and room for " and N more" */
+		if (head.len + sb.len + tail.len + more < len) {
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+			shown++;
+		}
 		free(names[i]);
 	}
 	free(names);
-	lk_errbuf(err, len, "no catalogue named '%s' in '%s'\ntip: %s%s", name, db_path(db),
-		  n ? "catalogues there: " : "none imported yet; import kpep plists with lauka counters --import PATH",
-		  strbuf_str(&sb));
-	if (pfmcat_available()) {
-		size_t l = strlen(err);
-		lk_errbuf(err + l, len - l, "\ntip: libpfm4 %s's models (skl, icl, spr, amd64_fam19h_zen4, ...) are "
-			  "imported on demand: lauka counters --pmu skl", pfmcat_version());
-	} else {
-#ifdef __linux__
-		size_t l = strlen(err);
-		lk_errbuf(err + l, len - l, "\ntip: libpfm4's models (skl, icl, ...) need a lauka built with libpfm4: "
-			  "install libpfm4-dev and rebuild");
-#endif
-	}
+	if (shown < n)
+		strbuf_addf(&sb, " and %zu more", n - shown);
+	strbuf_addf(&sb, "%s", strbuf_str(&tail));
+	lk_errbuf(err, len, "%s%s", strbuf_str(&head), strbuf_str(&sb));
+	strbuf_release(&head);
+	strbuf_release(&tail);
 	strbuf_release(&sb);
 }
 
@@ -222,7 +240,7 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 	struct lk_pmu live = { 0 };
 	bool have_live = false;
 	if (b && b->catalog) {
-		r = sync_backend(cat->db, b, &name, &kind, &live, &have_live, err, len);
+		r = sync_backend(cat->db, b, opts && opts->read_only, &name, &kind, &live, &have_live, err, len);
 		/* A stored catalogue asked for by name does not need this machine's. */
 		if (r < 0 && (!want || r == -LK_EDB))
 			goto bad;

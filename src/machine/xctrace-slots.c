@@ -129,7 +129,11 @@ static int record_probe(struct runner *run, struct backend_inst *bi, struct lk_p
 	if (r < 0)
 		error("recording probe '%s %s': %s", s->probe, scale, err);
 	else if (!runner_interrupted && (res.exec_errno || res.exit_code)) {
-		error("probe '%s %s' failed with exit code %d", s->probe, scale, res.exit_code);
+		if (res.term_signal)
+			error("probe '%s %s' was killed by signal %d (%s)", s->probe, scale, res.term_signal,
+			      strsignal(res.term_signal));
+		else
+			error("probe '%s %s' failed with exit code %d", s->probe, scale, res.exit_code);
 		r = -1;
 	}
 	if (r == 0 && !runner_interrupted) {

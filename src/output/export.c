@@ -238,6 +238,8 @@ void export_json(FILE *f, const struct export_run *r)
 {
 	fputs("{\n  \"lauka_version\": ", f);
 	export_json_str(f, r->lauka_version);
+	if (r->incomplete)	/* only then: a complete export's keys stay as they were */
+		fputs(",\n  \"complete\": false", f);
 	fputs(",\n  \"backend\": ", f);
 	export_json_str(f, r->backend);
 	fputs(",\n  \"runner_class\": ", f);

@@ -58,6 +58,7 @@ struct export_run {
 	size_t ngates;
 	int exit_code;			/* lauka's exit code */
 	const char *exit_cause;		/* "ok", "gate", "command", "check", "collection", "interrupted", "output" */
+	bool incomplete;		/* lauka was interrupted: JSON says "complete": false */
 };
 
 /*

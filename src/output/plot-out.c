@@ -13,6 +13,7 @@
 #include "catalog/calib.h"
 #include "machine/catalog.h"
 #include "catalog/db.h"
+#include "base/replace.h"
 #include "base/error.h"
 #include "output/plot.h"
 #include "base/util.h"
@@ -130,16 +131,21 @@ int plot_calib_write(struct catalog *cat, const char *backend, const char *path,
 		.title = title, .subtitle = sub, .probes = probes, .nprobes = np,
 		.events = ev, .nevents = ne, .silent_below = CALIB_SILENT,
 	};
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(errno));
-		r = -LK_EIO;
-	} else {
-		int w = plot_calibration_svg(f, &pc);
-		if (fclose(f) != 0 || w < 0) {
-			lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(errno));
-			r = -LK_EIO;
+	struct lk_replace rep;	/* written beside, renamed over: a full disk leaves the old plot (base/replace.h) */
+	int e = lk_replace_open(&rep, path);
+	if (e == 0) {
+		errno = 0;
+		int w = plot_calibration_svg(rep.f, &pc);
+		if (w < 0) {
+			e = errno ? -errno : -EIO;	/* the write that failed said why (ENOSPC) */
+			lk_replace_abort(&rep);
+		} else {
+			e = lk_replace_commit(&rep);
 		}
+	}
+	if (e < 0) {
+		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(-e));
+		r = -LK_EIO;
 	}
 	free(ev);
 out:
@@ -195,16 +201,21 @@ int plot_record_write(const char *path, const char *backend, char *const *cmds, 
 		.measurements = names, .nmeas = nmeas, .d = d,
 	};
 	int r = 0;
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		r = -1;
-	} else {
-		int w = plot_deltas_svg(f, &pd);
-		if (fclose(f) != 0 || w < 0)
-			r = -1;
+	struct lk_replace rep;
+	int e = lk_replace_open(&rep, path);
+	if (e == 0) {
+		errno = 0;
+		if (plot_deltas_svg(rep.f, &pd) < 0) {
+			e = errno ? -errno : -EIO;
+			lk_replace_abort(&rep);
+		} else {
+			e = lk_replace_commit(&rep);
+		}
 	}
-	if (r < 0)
-		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(errno));
+	if (e < 0) {
+		r = -1;
+		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(-e));
+	}
 	free(names);
 	free(d);
 	return r;

@@ -118,6 +118,8 @@ static int run_hook(struct record *rec, size_t ci, enum record_hook k, const str
 	char **argv = hook_argv(rec, h, ci, s);
 	int r = runner_run(&rec->run, rec->env_path, argv, NULL, 0, NULL, &res, err, sizeof(err));
 	cmdline_free(argv);
+	if (r < 0 && runner_interrupted)
+		return 0;
 	if (r < 0) {
 		progress_clear(&rec->prog);
 		error("running --%s '%s' for command %zu: %s", record_hook_names[k], h->text, ci + 1, err);
@@ -195,6 +197,10 @@ static int after_run(struct record *rec, struct record_cmd *c, const char *what,
 {
 	struct runner_result res = *resp;
 	if (rr < 0) {
+		/* A signal to lauka is forwarded to the run: what the backend then cannot read (valgrind
+		 * stopped mid-write) is the interruption's doing, not an error of its own. */
+		if (runner_interrupted)
+			return 0;
 		progress_clear(&rec->prog);
 		error("measuring %s '%s': %s", what, c->prog.text, err);
 		rec->collect_err = true;
@@ -505,10 +511,14 @@ static void close_details(struct record *rec, struct record_cmd *c)
 static void finish(struct record *rec, size_t ci)
 {
 	struct record_cmd *c = &rec->cmds[ci];
-	if ((c->set_up || !c->hook[HOOK_SETUP]) && !c->cleaned_up && !runner_interrupted) {
+	/* Cleanup is due once setup was tried, even when it failed or lauka was interrupted (the
+	 * signal that stopped the runs is not passed on to it; a second one stops it too). */
+	if (c->setup_tried && !c->cleaned_up) {
 		c->cleaned_up = true;
+		int held = runner_interrupt_hold();
 		int r = run_hook(rec, ci, HOOK_CLEANUP, NULL);
-		if (r > 0 && !c->stopped)
+		runner_interrupt_resume(held);
+		if (r > 0 && !c->stopped && !runner_interrupted)
 			stop(rec, c, r, "cleanup");
 	}
 	close_details(rec, c);
@@ -599,6 +609,7 @@ void record_measure(struct record *rec)
 			      s->k + 1, s->warmup ? c->warmups : c->planned, c->prog.text);
 		int r = 0;
 		if (!c->set_up) {
+			c->setup_tried = true;
 			if ((r = run_hook(rec, ci, HOOK_SETUP, NULL)) > 0)
 				stop(rec, c, r, "setup");
 			c->set_up = r == 0;
@@ -640,8 +651,6 @@ void record_measure(struct record *rec)
 	/* Interrupted, or a collection error: what has been measured is still reported. */
 	for (size_t ci = 0; ci < rec->ncmds; ci++)
 		if (!rec->cmds[ci].finished) {
-			if (!rec->cmds[ci].set_up)
-				rec->cmds[ci].cleaned_up = true;	/* nothing to clean up */
-			finish(rec, ci);
+			finish(rec, ci);	/* cleans up only what was set up (setup_tried) */
 		}
 }

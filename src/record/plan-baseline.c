@@ -237,6 +237,17 @@ static int plan_baseline(struct record *rec)
 		fix("add --backend %s", b->backend);
 		return EXIT_USAGE;
 	}
+	/* Under another shell (-S) every count holds that shell's start-up: not comparable. */
+	const char *bsh = b->shell ? b->shell : "", *sh = rec->o.shell ? rec->o.shell : "";
+	if (strcmp(bsh, sh)) {
+		error("baseline '%s' ran its commands %s%s%s, this run %s%s%s", bn, *bsh ? "under the shell '" : "without a shell",
+		      bsh, *bsh ? "'" : "", *sh ? "under the shell '" : "without a shell", sh, *sh ? "'" : "");
+		if (*bsh)
+			fix("add -S '%s'", bsh);
+		else
+			fix("drop -S");
+		return EXIT_USAGE;
+	}
 	size_t *match = xcalloc(rec->ncmds, sizeof(*match));
 	if ((r = match_commands(rec, match))) {
 		free(match);
@@ -303,6 +314,13 @@ int plan_runner_class(struct record *rec)
 	}
 	if (rec->o.save_baseline && !*rec->o.save_baseline)
 		return error("--save-baseline needs a name"), EXIT_USAGE;
+	for (const char *c = rec->o.save_baseline ? rec->o.save_baseline : ""; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			error("--save-baseline name holds a control character (byte 0x%02x); it could not be shown or typed back",
+			      (unsigned char)*c);
+			fix("name it with printable characters");
+			return EXIT_USAGE;
+		}
 	if (rec->o.git) {
 		char err[512];
 		if (rec->o.any_runner) {

@@ -41,6 +41,10 @@ static int check_split_mistake(const struct record_opts *o)
 /* Resolve argv[0] into prog->path; 0, or the exit code (127/126) after an error line. */
 static int resolve(struct record_prog *p, const char *what)
 {
+	if (!p->argv[0][0]) {
+		error("%s names an empty program ('%s')", what, p->text);
+		return EXIT_USAGE;
+	}
 	int r = exec_resolve(p->argv[0], p->path, sizeof(p->path));
 	if (r == -ENAMETOOLONG) {
 		error("%s path is longer than the system's limit (%zu bytes): '%.60s...'", what, sizeof(p->path) - 1,
@@ -49,6 +53,10 @@ static int resolve(struct record_prog *p, const char *what)
 	}
 	if (r == -ENOENT) {
 		error("%s not found: '%s'", what, p->argv[0]);
+		const char *eq = strchr(p->argv[0], '=');
+		if (eq && eq != p->argv[0] && !strchr(p->argv[0], '/'))
+			tip("to set %.*s for the command, run it through env: lauka -- 'env %s'", (int)(eq - p->argv[0]),
+			    p->argv[0], p->text);
 		return 127;
 	}
 	if (r < 0) {

@@ -12,6 +12,7 @@
 #include "record/record.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,6 @@ static int open_export(struct record_export *x, const char *opt)
 {
 	struct stat st;
 	const char *path = x->path;
-	char *real = NULL;
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			error("cannot write '%s' (%s): it is a directory", path, opt);
@@ -51,35 +51,57 @@ static int open_export(struct record_export *x, const char *opt)
 			}
 			return 0;
 		}
-		/* Keep a symbolic link: replace the file it points to. */
-		real = realpath(path, NULL);
-		if (real)
-			path = real;
 	}
-	x->tmp = xasprintf("%s.tmp-XXXXXX", path);
-	free(real);
-	int fd = mkstemp(x->tmp);
-	if (fd < 0) {
-		error("cannot write '%s' (%s): %s", x->path, opt, strerror(errno));
-		FREE_AND_NULL(x->tmp);
+	/* the owner and mode of the file replaced, or the invoking user's under sudo (base/replace.h) */
+	int r = lk_replace_open(&x->rep, path);
+	if (r < 0) {
+		error("cannot write '%s' (%s): %s", x->path, opt, strerror(-r));
 		return EXIT_USAGE;
 	}
-	/* mkstemp makes 0600; an export is an ordinary file (0666 less the umask). */
-	mode_t um = umask(0);
-	umask(um);
-	if (fchmod(fd, 0666 & ~um) != 0) {
-		/* Best effort: the file stays private to the user. */
-	}
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	x->f = fdopen(fd, "w");
-	if (!x->f) {
-		error("cannot write '%s' (%s): %s", x->path, opt, strerror(errno));
-		close(fd);
-		unlink(x->tmp);
-		FREE_AND_NULL(x->tmp);
-		return EXIT_USAGE;
-	}
+	x->f = x->rep.f;
 	return 0;
+}
+
+/*
+ * path made absolute through its directory (the file itself may not exist
+ * yet), a symbolic link followed even when it dangles; malloc'd, NULL if the
+ * directory is not there.
+ */
+static char *canonical(const char *path, int links)
+{
+	char target[PATH_MAX];
+	ssize_t n = links < 8 ? readlink(path, target, sizeof(target) - 1) : -1;
+	if (n > 0) {
+		target[n] = '\0';
+		const char *slash = strrchr(path, '/');
+		char *next = target[0] == '/' || !slash ? xstrdup(target)
+							: xasprintf("%.*s/%s", (int)(slash - path), path, target);
+		char *out = canonical(next, links + 1);
+		free(next);
+		return out;
+	}
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+	char *real = realpath(d, NULL);
+	char *out = real ? xasprintf("%s/%s", strcmp(real, "/") ? real : "", base) : NULL;
+	free(real);
+	free(dir);
+	return out;
+}
+
+/* Do two names reach one file: the same inode, or the same path once made absolute (./x, dir/../x)? */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char *ca = canonical(a, 0), *cb = canonical(b, 0);
+	bool same = ca && cb && !strcmp(ca, cb);
+	free(ca);
+	free(cb);
+	return same;
 }
 
 int plan_exports(struct record *rec)
@@ -98,10 +120,18 @@ int plan_exports(struct record *rec)
 		if (!p)
 			continue;
 		for (int j = 0; j < k; j++)
-			if (rec->o.exports[j] && !strcmp(rec->o.exports[j], p)) {
-				error("%s and %s both name '%s'", export_opt[j], export_opt[k], p);
+			if (rec->o.exports[j] && same_file(rec->o.exports[j], p)) {
+				if (!strcmp(rec->o.exports[j], p))
+					error("%s and %s both name '%s'", export_opt[j], export_opt[k], p);
+				else
+					error("%s '%s' and %s '%s' are the same file", export_opt[j], rec->o.exports[j],
+					      export_opt[k], p);
 				return EXIT_USAGE;
 			}
+		if (rec->o.plot && same_file(rec->o.plot, p)) {
+			error("--plot '%s' and %s '%s' are the same file", rec->o.plot, export_opt[k], p);
+			return EXIT_USAGE;
+		}
 		rec->exports[k].path = p;
 		if (!strcmp(p, "-")) {
 			/* As hyperfine's: the export on standard output, the table on standard error. */

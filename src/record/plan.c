@@ -167,11 +167,11 @@ void record_release(struct record *rec)
 		runner_release(&rec->run);
 	for (int k = 0; k < EXPORT_COUNT; k++) {
 		struct record_export *x = &rec->exports[k];
-		if (x->f && !x->to_stdout)
+		if (x->rep.tmp)
+			lk_replace_abort(&x->rep);	/* nothing was written: the old file stays */
+		else if (x->f && !x->to_stdout)
 			fclose(x->f);
-		if (x->tmp)
-			unlink(x->tmp);	/* nothing was measured: the old file stays */
-		free(x->tmp);
+		x->f = NULL;
 	}
 	for (size_t b = 0; b < 2; b++) {
 		free(rec->counts[b]);

@@ -26,6 +26,7 @@
 #include "backend/backend.h"
 #include "machine/catalog.h"
 #include "catalog/db.h"
+#include "base/replace.h"
 #include "base/progress.h"
 #include "record/explain.h"
 #include "record/order.h"
@@ -116,6 +117,7 @@ struct record_cmd {
 	struct report_row *rows;		/* [col], filled when the command is finished */
 	double *coverage;			/* [col] lowest counted fraction */
 	bool set_up, finished, stopped, cleaned_up;
+	bool setup_tried;	/* its setup started (or it has none): cleanup is due, even after a failure or Ctrl-C */
 	int exit_code;				/* what stopped it, 0 if nothing */
 	const char *failed_step;		/* "command", "setup", ... or NULL */
 	struct lk_stats *ref;			/* [col] the baseline's statistics, with --baseline */
@@ -137,7 +139,7 @@ struct record_gate {
 
 struct record_export {
 	const char *path;
-	char *tmp;		/* the temporary file renamed over path at the end, or NULL (direct) */
+	struct lk_replace rep;	/* the temporary file renamed over path at the end (rep.tmp NULL: written directly) */
 	FILE *f;
 	bool to_stdout;		/* "-": standard output (the table then goes to standard error) */
 };

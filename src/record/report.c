@@ -159,7 +159,7 @@ static void explain_block(struct record *rec, struct record_cmd *c)
 		explain_cause(&rec->cmds[0].ex, e);
 		ref_funcs = rec->cmds[0].funcs;
 	}
-	explain_print(stdout, x, e, ref_funcs);
+	explain_print(rec->out, x, e, ref_funcs);
 	free(c->diagnosis);
 	c->diagnosis = explain_json(x, e, ref_funcs);
 	record_flush_stdout(rec);
@@ -287,8 +287,8 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		const struct record_cmd *c = &rec->cmds[ci];
 		if (!gated || !c->funcs)
 			continue;
-		printf("\nCommand %zu (failed a gate): %s\n", ci + 1, c->name ? c->name : c->prog.text);
-		explain_print_functions(stdout, c->funcs, rec->have_base || ci == 0 ? NULL : rec->cmds[0].funcs);
+		fprintf(rec->out, "\nCommand %zu (failed a gate): %s\n", ci + 1, c->name ? c->name : c->prog.text);
+		explain_print_functions(rec->out, c->funcs, rec->have_base || ci == 0 ? NULL : rec->cmds[0].funcs);
 	}
 	record_flush_stdout(rec);
 	return out;
@@ -436,28 +436,19 @@ static int commit_export(struct record *rec, struct record_export *x)
 		record_flush_stdout(rec);
 		return 0;	/* a failure is reported with the other writes to standard output */
 	}
-	int bad = fflush(f) != 0 || ferror(f);
-	int e = errno;
-	if (!bad && x->tmp && fsync(fileno(f)) != 0 && errno != EINVAL)
-		bad = 1, e = errno;
-	if (fclose(f) != 0 && !bad)
-		bad = 1, e = errno;
-	if (!bad && x->tmp) {
-		size_t n = strlen(x->tmp) - strlen(".tmp-XXXXXX");
-		char *target = xmalloc(n + 1);
-		memcpy(target, x->tmp, n);
-		target[n] = '\0';
-		if (rename(x->tmp, target) != 0)
-			bad = 1, e = errno;
-		free(target);
+	int e = 0;
+	if (x->rep.tmp) {
+		int r = lk_replace_commit(&x->rep);
+		e = r < 0 ? -r : 0;
+	} else {
+		int bad = fflush(f) != 0 || ferror(f);
+		e = bad ? (errno ? errno : EIO) : 0;
+		if (fclose(f) != 0 && !e)
+			e = errno ? errno : EIO;
 	}
-	if (bad) {
-		error("cannot write '%s': %s", x->path, strerror(e ? e : EIO));
-		if (x->tmp)
-			unlink(x->tmp);
-	}
-	FREE_AND_NULL(x->tmp);
-	return bad ? EXIT_COUNTERS : 0;
+	if (e)
+		error("cannot write '%s': %s", x->path, strerror(e));
+	return e ? EXIT_COUNTERS : 0;
 }
 
 static int write_exports(struct record *rec, const struct export_gate *gates, size_t ngates, int rc_now,
@@ -479,15 +470,27 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 		.interleaved = rec->o.interleave, .parallel = rec->parallel, .seed = rec->o.seed, .shell = rec->o.shell,
 		.shell_cost = rec->have_shell_cost ? &shell : NULL, .cmds = cmds, .ncmds = rec->ncmds,
 		.gates = gates, .ngates = ngates, .exit_code = rc_now, .exit_cause = cause,
+		.incomplete = runner_interrupted != 0,
 	};
 	void (*const writer[EXPORT_COUNT])(FILE *, const struct export_run *) = { export_json, export_csv,
 										  export_markdown };
 	int rc = 0;
 	for (int k = 0; k < EXPORT_COUNT; k++) {
-		if (!rec->exports[k].f)
+		struct record_export *x = &rec->exports[k];
+		if (!x->f)
 			continue;
-		writer[k](rec->exports[k].f, &run);
-		if (commit_export(rec, &rec->exports[k]))
+		/* Interrupted: partial results never replace an export; a new file says it is partial (JSON). */
+		if (runner_interrupted && x->rep.tmp && x->rep.existed) {
+			lk_replace_abort(&x->rep);
+			x->f = NULL;
+			fprintf(stderr, "lauka: interrupted; '%s' was left as it was\n", x->path);
+			continue;
+		}
+		if (runner_interrupted)
+			fprintf(stderr, "lauka: interrupted; '%s' holds the completed runs only%s\n", x->path,
+				k == EXPORT_JSON ? " (\"complete\": false)" : "");
+		writer[k](x->f, &run);
+		if (commit_export(rec, x))
 			rc = EXIT_COUNTERS;
 	}
 	free(cmds);
@@ -568,7 +571,12 @@ int record_report(struct record *rec)
 	else if (rc == EXIT_GATE)
 		fprintf(stderr, "lauka: exit %d: the exit code of a failed %s, not a gate\n", rc,
 			rec->first_fail ? "command" : "check");
-	if (runner_interrupted && !rec->collect_err)
-		fprintf(stderr, "lauka: interrupted; results above are from the completed runs\n");
+	if (runner_interrupted && !rec->collect_err) {
+		bool any = rec->have_shell_cost && rec->shell_cost.done;
+		for (size_t ci = 0; ci < rec->ncmds; ci++)
+			any = any || rec->cmds[ci].done;
+		fprintf(stderr, any ? "lauka: interrupted; results above are from the completed runs\n"
+				    : "lauka: interrupted before any run completed; nothing to report\n");
+	}
 	return rc;
 }

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		fd[i] = atoi(argv[i + 1]);
 #ifdef __linux__
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_PDEATHSIG, SPAWNER_DEATH_SIGNAL);	/* spawner_main kills the command's group on it */
 #endif
 	if (getppid() != (pid_t)atol(argv[5]))
 		return 1;	/* lauka is already gone */

@@ -1,6 +1,7 @@
 /* spawn/runner.c: one measured run through the spawner, signal forwarding to the command's process group. */
 #include "spawn/runner.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "install-dirs.h"
 #include "base/probe-path.h"
 #include "spawn/spawner.h"
@@ -32,12 +33,32 @@ static void on_signal(int sig)
 {
 	if (!runner_interrupted)
 		runner_interrupted = sig;
+	if (!lk_interrupted)
+		lk_interrupted = sig;
 	nsignals++;
 	pid_t g = running_pgid;
 	if (g > 0) {
 		kill(-g, nsignals > 1 ? SIGKILL : sig);
 		forwarded_to = g;
 	}
+}
+
+int runner_interrupt_hold(void)
+{
+	int sig = runner_interrupted;
+	runner_interrupted = 0;
+	lk_interrupted = 0;
+	nsignals = 0;
+	forwarded_to = 0;
+	return sig;
+}
+
+void runner_interrupt_resume(int sig)
+{
+	if (sig && !runner_interrupted)
+		runner_interrupted = sig;
+	if (sig && !lk_interrupted)
+		lk_interrupted = sig;
 }
 
 /*
@@ -174,7 +195,8 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 	}
 	if (cloexec_pipe(req) < 0 || cloexec_pipe(rep) < 0 || (!opts->show_output && cloexec_pipe(errp) < 0) ||
 	    (errp[0] >= 0 && set_flags(errp[0], -1, O_NONBLOCK) < 0)) {
-		lk_errbuf(err, len, "cannot create the pipes to the command: %s", strerror(errno));
+		const char *lim = lk_limit_reason(errno);
+		lk_errbuf(err, len, "cannot create the pipes to the command: %s", lim ? lim : strerror(errno));
 		goto fail;
 	}
 	char helper[4096];
@@ -214,7 +236,7 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 		if (errp[0] >= 0)
 			close(errp[0]);
 #ifdef __linux__
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_PDEATHSIG, SPAWNER_DEATH_SIGNAL);
 #endif
 		_exit(spawner_main(req[0], rep[1], r->devnull, errp[1]));
 	}

@@ -81,6 +81,14 @@ struct runner_result {
 
 extern volatile sig_atomic_t runner_interrupted;	/* signal number, 0 if none */
 
+/*
+ * For a cleanup that must run after an interruption: hold clears the
+ * interruption (so it is not forwarded to the cleanup, and a new signal
+ * interrupts it) and returns it; resume puts it back.
+ */
+int runner_interrupt_hold(void);
+void runner_interrupt_resume(int sig);
+
 void runner_signals_install(void);
 
 /*

@@ -19,6 +19,8 @@
 
 extern char **environ;
 
+static volatile pid_t sp_running;	/* the command's pid (= its process group), 0 between runs */
+
 uint64_t spawner_clock_ns(void)
 {
 	struct timespec ts;
@@ -265,6 +267,7 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 	}
 	int ret = 0;
 	r.pid = pid;
+	sp_running = pid > 0 ? pid : 0;
 	if (pid < 0) {
 		r.status = (r.exec_errno == ENOENT ? 127 : 126) << 8;
 		ret = reply(rep, SP_DONE, &r);
@@ -308,6 +311,7 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 	}
 	while (wait4(pid, &r.status, 0, &r.ru) < 0 && errno == EINTR)
 		;
+	sp_running = 0;
 	if (ret == 0)
 		ret = reply(rep, SP_DONE, &r);
 out:
@@ -319,6 +323,20 @@ out:
 	}
 	return ret;
 }
+
+#ifdef SPAWNER_DEATH_SIGNAL
+/* lauka died: take the command (its whole group) along. */
+static void on_parent_death(int sig)
+{
+	(void)sig;
+	pid_t g = sp_running;
+	if (g > 0) {
+		kill(-g, SIGKILL);
+		kill(g, SIGKILL);
+	}
+	_exit(1);
+}
+#endif
 
 /* A command that signals its parent ($PPID) means lauka. */
 static void relay(int sig)
@@ -360,6 +378,10 @@ int spawner_main(int req, int rep, int devnull, int errw)
 			sa.sa_handler = SIG_DFL;
 		sigaction(s, &sa, NULL);
 	}
+#ifdef SPAWNER_DEATH_SIGNAL
+	sa.sa_handler = on_parent_death;
+	sigaction(SPAWNER_DEATH_SIGNAL, &sa, NULL);
+#endif
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

@@ -77,6 +77,18 @@ struct sp_rep {
  */
 int spawner_main(int req, int rep, int devnull, int errw);
 
+/*
+ * The signal the spawner asks for when lauka dies (Linux PR_SET_PDEATHSIG,
+ * set by lauka-spawn.c and the fork fallback in runner.c): its handler kills
+ * the running command's process group, then the spawner exits, so a
+ * SIGKILLed lauka leaves no command running.  A real-time signal no command
+ * sends by accident.  macOS has no parent-death signal: there the command
+ * still outlives a SIGKILLed lauka (not verified without a Mac).
+ */
+#ifdef __linux__
+#define SPAWNER_DEATH_SIGNAL (SIGRTMIN + 3)
+#endif
+
 uint64_t spawner_clock_ns(void);
 /* The whole of n bytes, across EINTR and short transfers; 0, or -1 at EOF or on an error. */
 int spawner_read_full(int fd, void *buf, size_t n);

@@ -1,15 +1,21 @@
-# the fuzzer's corpus and every crash reproducer replayed through the fuzz target, built with the normal compiler
+# every fuzz target's corpus and the crash reproducers replayed through it, built with the normal compiler
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
-replay="$LAUKA_BUILD/fuzz-replay"
-[ -x "$replay" ] || fail "$replay not built (mk/fuzz.mk adds it to the check dependencies)"
 fuzz="$LAUKA_SRCDIR/tests/fuzz"
+replay_all() {	# replay_all BINARY CORPUS-DIR [MORE...]: every file, and a count that matches
+	replay="$1"; shift
+	[ -x "$replay" ] || fail "$replay not built (mk/fuzz.mk adds it to the check dependencies)"
+	files=$(find "$@" -type f | wc -l)
+	[ "$files" -ge 8 ] || fail "only $files inputs for $replay"
+	run "$replay" "$@"
+	expect_rc 0
+	n=$(printf '%s\n' "$out" | sed -n 's/^replayed \([0-9]*\) inputs$/\1/p')
+	[ -n "$n" ] && [ "$n" -ge "$files" ] || fail "$replay: replayed ${n:-no} of $files inputs: $out $err"
+}
 set -- "$fuzz/corpus" "$fuzz/crashes"
 shared="$LAUKA_SRCDIR/../shared/kpep-data"
-[ -d "$shared" ] && set -- "$@" "$shared"/*.plist
-files=$(find "$fuzz/corpus" "$fuzz/crashes" -type f | wc -l)
-[ "$files" -ge 10 ] || fail "only $files inputs in tests/fuzz"
-run "$replay" "$@"
-expect_rc 0
-n=$(printf '%s\n' "$out" | sed -n 's/^replayed \([0-9]*\) inputs$/\1/p')
-[ -n "$n" ] && [ "$n" -ge "$files" ] || fail "replayed ${n:-no} of $files inputs: $out $err"
+[ -d "$shared" ] && set -- "$@" "$shared"
+replay_all "$LAUKA_BUILD/fuzz-replay" "$@"
+# the xctrace parser and the template reader: their corpora, and each other's and kpep's inputs
+replay_all "$LAUKA_BUILD/fuzz-replay-xctrace" "$fuzz/corpus-xctrace" "$fuzz/corpus-template" "$fuzz/crashes"
+replay_all "$LAUKA_BUILD/fuzz-replay-template" "$fuzz/corpus-template" "$fuzz/corpus-xctrace" "$fuzz/crashes" "$fuzz/corpus"
 exit 0

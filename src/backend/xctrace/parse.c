@@ -1,20 +1,52 @@
 /* backend/xctrace/parse.c: the TOC and table exports of xctrace, read with libxml2's xmlTextReader. */
 #include "backend/xctrace/parse.h"
+#include "backend/xctrace/agg.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <libxml/xmlreader.h>
 
-/* No network, no entity substitution (nothing outside the file is read). */
-#define XCT_XML_OPTS (XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR | XML_PARSE_HUGE)
+/*
+ * No network, no entity substitution (nothing outside the file is read), and
+ * not XML_PARSE_HUGE: with it libxml2 drops its guards on entity amplification
+ * and nesting depth (256), and a "billion laughs" attribute grows without bound.
+ * The streaming reader needs no HUGE for large exports: its limits are per
+ * text node and name (10 MB), not per document.  xctrace never writes a DTD,
+ * so one is refused before libxml2 parses it (prolog_check).
+ */
+#define XCT_XML_OPTS (XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR)
+/* Bytes of prolog (declaration, comments, processing instructions) before the root element. */
+#define XCT_PROLOG_MAX 65536
 
 /* ---- shared reader plumbing ---- */
+
+/*
+ * Text from the file as an error may quote it: control characters (an
+ * attribute may hold &#10;) shown as '?' and cut at 60 bytes, so an error
+ * stays one line.  buf holds at least 64 bytes.
+ */
+static const char *shown(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (; s && *s && n + 4 < len && n < 60; s++)
+		buf[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+	if (s && *s && n + 4 < len) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
 
 struct xerr {
 	char msg[256];
@@ -27,16 +59,92 @@ static void on_xml_error(void *arg, const char *msg, xmlParserSeverities sev, xm
 	if (e->msg[0])
 		return;
 	snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "malformed XML");
+	for (char *c = e->msg; *c; c++)	/* libxml2's messages may span lines; lauka's error is one */
+		if (*c == '\n' || *c == '\r' || *c == '\t')
+			*c = ' ';
 	size_t n = strlen(e->msg);
 	while (n && (e->msg[n - 1] == '\n' || e->msg[n - 1] == ' '))
 		e->msg[--n] = '\0';
 	e->line = loc ? xmlTextReaderLocatorLineNumber(loc) : 0;
 }
 
-static xmlTextReaderPtr open_reader(const char *buf, size_t len, const char *path, struct xerr *xe,
-				    char *err, size_t errlen)
+/*
+ * What comes before the root element: refuse a <!DOCTYPE> (where entities are
+ * declared; xctrace writes none) before libxml2 reads a byte of it.  buf holds
+ * the file's first len bytes (all of it, or XCT_PROLOG_MAX).
+ */
+static int prolog_check(const char *buf, size_t len, bool whole, char *err, size_t errlen)
+{
+	size_t i = 0;
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < len) {
+		char c = buf[i];
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			i++;
+			continue;
+		}
+		if (c != '<')
+			return 0;	/* not XML: libxml2 says so */
+		const char *close = NULL;
+		size_t endlen = 2;
+		if (len - i >= 4 && !memcmp(buf + i, "<!--", 4))
+			close = memmem(buf + i + 4, len - i - 4, "-->", endlen = 3);
+		else if (len - i >= 2 && buf[i + 1] == '?')
+			close = memmem(buf + i + 2, len - i - 2, "?>", 2);
+		else if (len - i >= 2 && buf[i + 1] == '!') {
+			lk_errbuf(err, errlen, "the file declares a DTD (<!DOCTYPE>), which xctrace never writes; refused, "
+				  "as its entities could expand without bound");
+			return -LK_EINVAL;
+		} else
+			return 0;	/* the root element */
+		if (!close) {
+			if (whole)
+				return 0;	/* unterminated: libxml2 reports it */
+			lk_errbuf(err, errlen, "more than %d bytes of comments and declarations before the root element "
+				  "(lauka's limit)", XCT_PROLOG_MAX);
+			return -LK_EINVAL;
+		}
+		i = (size_t)(close - buf) + endlen;
+	}
+	if (!whole) {
+		lk_errbuf(err, errlen, "more than %d bytes of comments and declarations before the root element "
+			  "(lauka's limit)", XCT_PROLOG_MAX);
+		return -LK_EINVAL;
+	}
+	return 0;
+}
+
+static int prolog_check_file(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* the reader reports it */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		close(fd);
+		lk_errbuf(err, errlen, "cannot read '%s': not a regular file", path);
+		return -LK_EINVAL;
+	}
+	char *buf = xmalloc(XCT_PROLOG_MAX);
+	size_t n = 0;
+	ssize_t k;
+	while (n < XCT_PROLOG_MAX && (k = read(fd, buf + n, XCT_PROLOG_MAX - n)) > 0)
+		n += (size_t)k;
+	close(fd);
+	int r = prolog_check(buf, n, n < XCT_PROLOG_MAX, err, errlen);
+	free(buf);
+	return r;
+}
+
+/* 0 and the reader in *out, or -LK_EINVAL (a DTD, a FIFO) or -LK_EIO with err set. */
+static int open_reader(const char *buf, size_t len, const char *path, struct xerr *xe, xmlTextReaderPtr *out,
+		       char *err, size_t errlen)
 {
 	xmlTextReaderPtr r;
+	*out = NULL;
+	if (path ? prolog_check_file(path, err, errlen) < 0 : prolog_check(buf, len, true, err, errlen) < 0)
+		return -LK_EINVAL;
 	if (path)
 		r = xmlReaderForFile(path, NULL, XCT_XML_OPTS);
 	else
@@ -46,11 +154,12 @@ static xmlTextReaderPtr open_reader(const char *buf, size_t len, const char *pat
 			lk_errbuf(err, errlen, "cannot read '%s': %s", path, strerror(errno ? errno : EIO));
 		else
 			lk_errbuf(err, errlen, "cannot start the XML reader");
-		return NULL;
+		return -LK_EIO;
 	}
 	memset(xe, 0, sizeof(*xe));
 	xmlTextReaderSetErrorHandler(r, on_xml_error, xe);
-	return r;
+	*out = r;
+	return 0;
 }
 
 static int read_failed(const struct xerr *xe, char *err, size_t errlen)
@@ -212,9 +321,14 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 	memset(t, 0, sizeof(*t));
 	t->pid = -1;
 	int depth_run = -1, runs = 0;
-	bool in_target = false, in_summary = false, in_data = false, root_seen = false;
+	bool in_target = false, in_summary = false, in_data = false, root_seen = false, target_process = false;
 	int ret;
 	while ((ret = xmlTextReaderRead(r)) == 1) {
+		if (lk_interrupted) {
+			xct_toc_release(t);
+			lk_errbuf(err, errlen, "reading stopped: lauka was interrupted");
+			return -LK_EINTR;
+		}
 		int type = xmlTextReaderNodeType(r), depth = xmlTextReaderDepth(r);
 		if (type == XML_READER_TYPE_END_ELEMENT) {
 			if (name_is(r, "run") && depth == depth_run)
@@ -253,15 +367,25 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 			in_summary = !empty;
 		else if (name_is(r, "data"))
 			in_data = !empty;
-		else if (in_target && name_is(r, "process") && t->pid < 0) {
+		else if (in_target && name_is(r, "process") && !target_process) {
+			target_process = true;	/* the first process of the target only (found by fuzzing: a later one leaked) */
 			char *v = attr(r, "pid");
 			int64_t pid;
 			if (v && parse_i64(v, &pid))
 				t->pid = (long)pid;
 			free(v);
+			/* an exit status is 0-255: anything else is a corrupt TOC, never a success */
 			v = attr(r, "return-exit-status");
-			int64_t st;
-			if (v && parse_i64(v, &st)) {
+			int64_t st = 0;
+			if (v && (!parse_i64(v, &st) || st < 0 || st > 255)) {
+				char sv[72];
+				lk_errbuf(err, errlen, "the launched process's return-exit-status '%s' is not an exit status "
+					  "(0 to 255)", shown(v, sv, sizeof(sv)));
+				free(v);
+				xct_toc_release(t);
+				return -LK_EINVAL;
+			}
+			if (v) {
 				t->has_exit = true;
 				t->exit_status = (int)st;
 			}
@@ -288,8 +412,17 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 					t->duration_s = d;
 				free(s);
 			}
-		} else if (in_data && name_is(r, "table"))
+		} else if (in_data && name_is(r, "table")) {
 			add_table(t, r);
+			const struct xct_table *tb = &t->tables[t->ntables - 1];
+			if (tb->nevents > XCT_MAX_VALUES) {
+				char sv[72];
+				lk_errbuf(err, errlen, "table '%s' names %zu counter events (at most %d)",
+					  shown(tb->schema, sv, sizeof(sv)), tb->nevents, XCT_MAX_VALUES);
+				xct_toc_release(t);
+				return -LK_EINVAL;
+			}
+		}
 	}
 	if (ret < 0 || xe->msg[0]) {
 		xct_toc_release(t);
@@ -312,9 +445,10 @@ int xct_toc_parse(const char *buf, size_t len, struct xct_toc *out, char *err, s
 	struct xerr xe;
 	memset(out, 0, sizeof(*out));
 	out->pid = -1;
-	xmlTextReaderPtr r = open_reader(buf, len, NULL, &xe, err, errlen);
-	if (!r)
-		return -LK_EIO;
+	xmlTextReaderPtr r;
+	int o = open_reader(buf, len, NULL, &xe, &r, err, errlen);
+	if (o < 0)
+		return o;
 	int ret = toc_parse(r, &xe, out, err, errlen);
 	xmlFreeTextReader(r);
 	return ret;
@@ -326,9 +460,10 @@ int xct_toc_parse_file(const char *path, struct xct_toc *out, char *err, size_t 
 	memset(out, 0, sizeof(*out));
 	out->pid = -1;
 	errno = 0;
-	xmlTextReaderPtr r = open_reader(NULL, 0, path, &xe, err, errlen);
-	if (!r)
-		return -LK_EIO;
+	xmlTextReaderPtr r;
+	int o = open_reader(NULL, 0, path, &xe, &r, err, errlen);
+	if (o < 0)
+		return o;
 	int ret = toc_parse(r, &xe, out, err, errlen);
 	xmlFreeTextReader(r);
 	return ret;
@@ -387,9 +522,19 @@ struct frame {
 	size_t ncells;
 };
 
+/*
+ * Definitions by id: an open-addressed table sized by how many ids are
+ * defined (never by their values: id="50000000" in a tiny file must not
+ * allocate 5 GB), so it grows with the file.
+ */
+struct id_slot {
+	long id;		/* -1: empty */
+	struct xval v;
+};
+
 struct export_state {
-	struct xval *ids;
-	size_t nids;
+	struct id_slot *ids;
+	size_t nids, idcap;
 	struct frame *stack;
 	size_t depth, cap;
 	enum col_role *roles;
@@ -469,7 +614,9 @@ static int parse_values(const char *s, struct xval *v, char *err, size_t errlen)
 			break;
 		uint64_t x = 0;
 		if (*p < '0' || *p > '9') {
-			lk_errbuf(err, errlen, "pmc-events value '%.20s' is not an integer", p);
+			char sv[72], cut[24];
+			snprintf(cut, sizeof(cut), "%.20s", p);
+			lk_errbuf(err, errlen, "pmc-events value '%s' is not an integer", shown(cut, sv, sizeof(sv)));
 			return -LK_EINVAL;
 		}
 		for (; *p >= '0' && *p <= '9'; p++) {
@@ -480,7 +627,9 @@ static int parse_values(const char *s, struct xval *v, char *err, size_t errlen)
 			x = x * 10 + (uint64_t)(*p - '0');
 		}
 		if (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-			lk_errbuf(err, errlen, "pmc-events value '%.20s' is not an integer", s);
+			char sv[72], cut[24];
+			snprintf(cut, sizeof(cut), "%.20s", s);
+			lk_errbuf(err, errlen, "pmc-events value '%s' is not an integer", shown(cut, sv, sizeof(sv)));
 			return -LK_EINVAL;
 		}
 		if (v->nvals == cap) {
@@ -583,6 +732,56 @@ static int row_cell(struct export_state *st, struct frame *row, const struct xva
 	return 0;
 }
 
+static size_t id_hash(long id, size_t cap)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static struct id_slot *id_find(struct export_state *st, long id)
+{
+	if (!st->idcap)
+		return NULL;
+	for (size_t i = id_hash(id, st->idcap);; i = (i + 1) & (st->idcap - 1)) {
+		if (st->ids[i].id == id)
+			return &st->ids[i];
+		if (st->ids[i].id < 0)
+			return NULL;
+	}
+}
+
+/* The slot for id, added (empty) when new; the table doubles at half full. */
+static struct id_slot *id_slot(struct export_state *st, long id)
+{
+	struct id_slot *s = id_find(st, id);
+	if (s)
+		return s;
+	if (2 * (st->nids + 1) > st->idcap) {
+		size_t cap = st->idcap ? 2 * st->idcap : 64;
+		struct id_slot *t = xmalloc(cap * sizeof(*t));
+		for (size_t i = 0; i < cap; i++)
+			t[i].id = -1;
+		for (size_t i = 0; i < st->idcap; i++) {
+			if (st->ids[i].id < 0)
+				continue;
+			size_t j = id_hash(st->ids[i].id, cap);
+			while (t[j].id >= 0)
+				j = (j + 1) & (cap - 1);
+			t[j] = st->ids[i];
+		}
+		free(st->ids);
+		st->ids = t;
+		st->idcap = cap;
+	}
+	size_t j = id_hash(id, st->idcap);
+	while (st->ids[j].id >= 0)
+		j = (j + 1) & (st->idcap - 1);
+	memset(&st->ids[j], 0, sizeof(st->ids[j]));
+	st->ids[j].id = id;
+	st->nids++;
+	return &st->ids[j];
+}
+
 static void row_start(struct export_state *st)
 {
 	memset(&st->row, 0, sizeof(st->row));
@@ -598,12 +797,13 @@ static int close_top(struct export_state *st, xct_row_fn fn, void *ctx, char *er
 	struct frame *parent = st->depth >= 2 ? &st->stack[st->depth - 2] : NULL;
 	int ret = 0;
 	if (f->ref >= 0) {
-		if ((size_t)f->ref >= st->nids || !st->ids[f->ref].defined) {
+		struct id_slot *def = id_find(st, f->ref);
+		if (!def || !def->v.defined) {
 			lk_errbuf(err, errlen, "<%s ref=\"%ld\"> points to no earlier definition", f->v.tag, f->ref);
 			ret = -LK_EINVAL;
 			goto done;
 		}
-		xval_copy(&f->v, &st->ids[f->ref]);
+		xval_copy(&f->v, &def->v);
 	} else {
 		const char *text = strbuf_str(&f->text);
 		if (!strcmp(f->v.tag, "pmc-events")) {
@@ -619,15 +819,7 @@ static int close_top(struct export_state *st, xct_row_fn fn, void *ctx, char *er
 	}
 	f->v.defined = true;
 	if (f->id >= 0) {
-		if ((size_t)f->id >= st->nids) {
-			size_t n = st->nids ? st->nids : 64;
-			while (n <= (size_t)f->id)
-				n *= 2;
-			st->ids = xrealloc(st->ids, n * sizeof(*st->ids));
-			memset(st->ids + st->nids, 0, (n - st->nids) * sizeof(*st->ids));
-			st->nids = n;
-		}
-		struct xval *slot = &st->ids[f->id];
+		struct xval *slot = &id_slot(st, f->id)->v;
 		xval_free(slot);
 		memset(slot, 0, sizeof(*slot));
 		memcpy(slot->tag, f->v.tag, sizeof(slot->tag));
@@ -648,7 +840,8 @@ static int close_top(struct export_state *st, xct_row_fn fn, void *ctx, char *er
 		st->roles = xrealloc(st->roles, (st->ncols + 1) * sizeof(*st->roles));
 		st->col_names = xrealloc(st->col_names, (st->ncols + 1) * sizeof(*st->col_names));
 		st->roles[st->ncols] = role_of(f->mnemonic, f->etype);
-		st->col_names[st->ncols] = xstrdup(f->mnemonic ? f->mnemonic : "?");
+		char sv[72];
+		st->col_names[st->ncols] = xstrdup(f->mnemonic ? shown(f->mnemonic, sv, sizeof(sv)) : "?");
 		st->ncols++;
 		goto done;
 	}
@@ -703,6 +896,11 @@ static int export_parse(xmlTextReaderPtr r, struct xerr *xe, const char *schema,
 	int ret = 0, rr;
 	bool root_seen = false;
 	while ((rr = xmlTextReaderRead(r)) == 1) {
+		if (lk_interrupted) {	/* a large export takes a while: stop when the user asks */
+			lk_errbuf(err, errlen, "reading stopped: lauka was interrupted");
+			ret = -LK_EINTR;
+			break;
+		}
 		int type = xmlTextReaderNodeType(r);
 		if (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_CDATA) {
 			if (st.depth) {
@@ -738,8 +936,9 @@ static int export_parse(xmlTextReaderPtr r, struct xerr *xe, const char *schema,
 			st.in_schema = true;
 			st.schema_name = attr(r, "name");
 			if (schema && (!st.schema_name || strcmp(st.schema_name, schema))) {
+				char sv[72];
 				lk_errbuf(err, errlen, "the export is table '%s', not '%s'",
-					  st.schema_name ? st.schema_name : "?", schema);
+					  st.schema_name ? shown(st.schema_name, sv, sizeof(sv)) : "?", schema);
 				ret = -LK_EINVAL;
 				break;
 			}
@@ -776,8 +975,9 @@ static int export_parse(xmlTextReaderPtr r, struct xerr *xe, const char *schema,
 	while (st.depth)
 		frame_release(&st.stack[--st.depth]);
 	free(st.stack);
-	for (size_t i = 0; i < st.nids; i++)
-		xval_free(&st.ids[i]);
+	for (size_t i = 0; i < st.idcap; i++)
+		if (st.ids[i].id >= 0)
+			xval_free(&st.ids[i].v);
 	free(st.ids);
 	for (size_t i = 0; i < st.ncols; i++)
 		free(st.col_names[i]);
@@ -792,9 +992,10 @@ int xct_export_parse(const char *buf, size_t len, const char *schema, xct_row_fn
 		     char *err, size_t errlen)
 {
 	struct xerr xe;
-	xmlTextReaderPtr r = open_reader(buf, len, NULL, &xe, err, errlen);
-	if (!r)
-		return -LK_EIO;
+	xmlTextReaderPtr r;
+	int o = open_reader(buf, len, NULL, &xe, &r, err, errlen);
+	if (o < 0)
+		return o;
 	int ret = export_parse(r, &xe, schema, fn, ctx, err, errlen);
 	xmlFreeTextReader(r);
 	return ret;
@@ -805,9 +1006,10 @@ int xct_export_parse_file(const char *path, const char *schema, xct_row_fn fn, v
 {
 	struct xerr xe;
 	errno = 0;
-	xmlTextReaderPtr r = open_reader(NULL, 0, path, &xe, err, errlen);
-	if (!r)
-		return -LK_EIO;
+	xmlTextReaderPtr r;
+	int o = open_reader(NULL, 0, path, &xe, &r, err, errlen);
+	if (o < 0)
+		return o;
 	int ret = export_parse(r, &xe, schema, fn, ctx, err, errlen);
 	xmlFreeTextReader(r);
 	return ret;

@@ -1,5 +1,6 @@
 /* backend/xctrace/template.c: the manual event list written into a CPU Counters template (see backend/xctrace/template.h). */
 #include "backend/xctrace/template.h"
+#include "base/bplist.h"
 #include "base/error.h"
 #include "base/util.h"
 
@@ -530,6 +531,13 @@ static int patch_options(plist_t objs, plist_t slot, const struct xct_tmpl_opts 
 int xct_template_patch(const void *base, size_t len, const struct xct_tmpl_opts *o, char **out, size_t *outlen,
 		       enum xct_tmpl_kind *kind, char *err, size_t errlen)
 {
+	if (lk_bplist_is(base, len)) {	/* bounded before libplist sees it (base/bplist.h) */
+		char why[512];
+		if (lk_bplist_check(base, len, NULL, NULL, why, sizeof(why)) < 0) {
+			lk_errbuf(err, errlen, "%s", why);
+			return -LK_EPLIST;
+		}
+	}
 	plist_t root = parse(base, len);
 	if (!root || plist_get_node_type(root) != PLIST_DICT) {
 		if (root)

@@ -11,6 +11,7 @@
 #include "backend/xctrace/xctrace.h"
 #include "backend/kperf/kperf.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "catalog/kpep.h"
 #include "backend/kperf/agg.h"
 #include "base/util.h"
@@ -212,7 +213,74 @@ static int stop_and_reap(pid_t pid, unsigned grace_s)
 	return st;
 }
 
-/* argv = prefix + args; output (stdout and stderr) into log; waits at most timeout_s. */
+/*
+ * A watcher for a tool lauka runs itself (xctrace export): a child that
+ * holds the read end of a pipe whose write end only lauka has.  When lauka
+ * dies, even by SIGKILL, the pipe closes and the watcher kills the tool,
+ * which would otherwise run on as an orphan for up to its timeout.  A pipe
+ * rather than PR_SET_PDEATHSIG, which macOS does not have.  lauka stops the
+ * watcher before it reaps the tool, so the pid the watcher holds is never
+ * another process's.  Returns the watcher's pid (or -1: no watch) and the
+ * write end in *wfd.
+ */
+static pid_t watch_tool(pid_t tool, int *wfd)
+{
+	int pfd[2];
+	*wfd = -1;
+	if (pipe(pfd) < 0)
+		return -1;
+	fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
+	pid_t w = fork();
+	if (w < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (w == 0) {
+		long maxfd = sysconf(_SC_OPEN_MAX);
+		for (int fd = 3; fd < (maxfd > 0 && maxfd < 65536 ? maxfd : 1024); fd++)
+			if (fd != pfd[0])
+				close(fd);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGTERM, SIG_DFL);
+		char c;
+		while (read(pfd[0], &c, 1) < 0 && errno == EINTR)
+			;
+		kill(tool, SIGKILL);
+		_exit(0);
+	}
+	close(pfd[0]);
+	*wfd = pfd[1];
+	return w;
+}
+
+static void unwatch_tool(pid_t watcher, int wfd)
+{
+	if (watcher > 0) {
+		kill(watcher, SIGKILL);
+		while (waitpid(watcher, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (wfd >= 0)
+		close(wfd);
+}
+
+/* Has pid exited?  Looked at without reaping it, so its pid stays its own until the watcher is gone. */
+static bool tool_exited(pid_t pid)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR;
+	return si.si_pid == pid;
+}
+
+/*
+ * argv = prefix + args; output (stdout and stderr) into log; waits at most
+ * timeout_s, and stops the tool within a second of SIGINT/SIGTERM/SIGHUP
+ * to lauka (-LK_EINTR).
+ */
 static int run_tool(struct xctrace_priv *p, const char *const *args, const char *log, unsigned timeout_s,
 		    int *exit_code, char *err, size_t len)
 {
@@ -252,25 +320,35 @@ static int run_tool(struct xctrace_priv *p, const char *const *args, const char 
 		lk_errbuf(err, len, "cannot run '%s': %s", p->prefix[0], strerror(e));
 		return -LK_EIO;
 	}
-	int st = 0;
+	int wfd;
+	pid_t watcher = watch_tool(pid, &wfd);
+	int st = 0, r = 0;
 	uint64_t deadline = lk_now_ns() + (uint64_t)timeout_s * 1000000000ull;
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			lk_errbuf(err, len, "waitpid: %s", strerror(errno));
-			return -LK_EIO;
+	while (!tool_exited(pid)) {
+		if (lk_interrupted) {
+			unwatch_tool(watcher, wfd);
+			kill(pid, SIGTERM);
+			stop_and_reap(pid, 1);
+			lk_errbuf(err, len, "'xctrace %s' stopped: lauka was interrupted", args[0]);
+			return -LK_EINTR;
 		}
 		if (lk_now_ns() > deadline) {
+			unwatch_tool(watcher, wfd);
 			stop_and_reap(pid, p->grace_s);
 			lk_errbuf(err, len, "'xctrace %s' did not finish within %u s and was stopped", args[0], timeout_s);
 			return -LK_EIO;
 		}
 		sleep_ms(10);
 	}
+	unwatch_tool(watcher, wfd);
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			lk_errbuf(err, len, "waitpid: %s", strerror(errno));
+			return -LK_EIO;
+		}
+	}
 	*exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-	return 0;
+	return r;
 }
 
 static char *slurp(const char *path)
@@ -521,7 +599,8 @@ static int write_template(struct xctrace_priv *p, char *err, size_t len)
 	char *buf = NULL;
 	size_t n = 0;
 	if ((r = lk_read_file(base, 16u << 20, &buf, &n)) < 0) {
-		lk_errbuf(err, len, "cannot read the template '%s': %s", base, strerror(-r));
+		lk_errbuf(err, len, "cannot read the template '%s': %s", base,
+			  r == -EINVAL ? "not a regular file" : r == -EFBIG ? "larger than 16 MiB (lauka's limit)" : strerror(-r));
 		return -LK_EIO;
 	}
 	size_t cnt = p->n ? p->n : 1;

@@ -1,0 +1,99 @@
+/* base/replace.c: see base/replace.h. */
+#include "base/replace.h"
+#include "base/sudo.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void lk_replace_adopt(int fd, const struct stat *st)
+{
+	if (st) {
+		/* Owner first: chown clears set-id bits, the mode then puts back what the old file had. */
+		if (geteuid() == 0 && fchown(fd, st->st_uid, st->st_gid) != 0) {
+			/* best effort: stays root's */
+		}
+		if (fchmod(fd, st->st_mode & 07777) != 0) {
+			/* best effort */
+		}
+		return;
+	}
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) != 0) {
+		/* best effort: mkstemp's 0600 keeps it private */
+	}
+	struct sudo_user su;
+	if (sudo_user(&su) && fchown(fd, (uid_t)su.uid, (gid_t)su.gid) != 0) {
+		/* best effort */
+	}
+}
+
+int lk_replace_open(struct lk_replace *r, const char *path)
+{
+	memset(r, 0, sizeof(*r));
+	struct stat st;
+	char *real = NULL;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		r->existed = true;
+		real = realpath(path, NULL);	/* keep a symbolic link: replace the file it points to */
+	}
+	r->target = xstrdup(real ? real : path);
+	free(real);
+	r->tmp = xasprintf("%s.tmp-XXXXXX", r->target);
+	int fd = mkstemp(r->tmp);
+	if (fd < 0) {
+		int e = errno;
+		FREE_AND_NULL(r->tmp);
+		FREE_AND_NULL(r->target);
+		return -e;
+	}
+	lk_replace_adopt(fd, r->existed ? &st : NULL);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	r->f = fdopen(fd, "w");
+	if (!r->f) {
+		int e = errno;
+		close(fd);
+		lk_replace_abort(r);
+		return -e;
+	}
+	return 0;
+}
+
+int lk_replace_commit(struct lk_replace *r)
+{
+	int e = 0;
+	if (fflush(r->f) != 0 || ferror(r->f))
+		e = errno ? errno : EIO;
+	if (!e && fsync(fileno(r->f)) != 0 && errno != EINVAL)
+		e = errno;
+	if (fclose(r->f) != 0 && !e)
+		e = errno ? errno : EIO;
+	r->f = NULL;
+	if (!e && rename(r->tmp, r->target) != 0)
+		e = errno;
+	if (e) {
+		lk_replace_abort(r);
+		return -e;
+	}
+	FREE_AND_NULL(r->tmp);
+	FREE_AND_NULL(r->target);
+	return 0;
+}
+
+void lk_replace_abort(struct lk_replace *r)
+{
+	if (r->f)
+		fclose(r->f);
+	r->f = NULL;
+	if (r->tmp)
+		unlink(r->tmp);
+	FREE_AND_NULL(r->tmp);
+	FREE_AND_NULL(r->target);
+}

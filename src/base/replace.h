@@ -1,0 +1,35 @@
+/*
+ * base/replace.h: writing a file the user owns (an export, a plot) so that
+ * nothing of theirs is lost: a temporary file beside the target (beside
+ * the file a symbolic link points to), renamed over it only once complete
+ * and synced, so a full disk, a crash or Ctrl-C leaves the old file whole.
+ *
+ * The new file takes the mode and owner of the file it replaces; a new file
+ * gets 0666 less the umask and, under sudo, belongs to the invoking user
+ * (SUDO_UID/SUDO_GID), not root.
+ */
+#ifndef LAUKA_REPLACE_H
+#define LAUKA_REPLACE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+struct lk_replace {
+	char *target;		/* the path renamed over (a symbolic link resolved) */
+	char *tmp;		/* the temporary file, NULL once committed or aborted */
+	FILE *f;
+	bool existed;		/* the target existed when opened */
+};
+
+/* Open a temporary file for path; 0, or -errno (nothing left on disk). */
+int lk_replace_open(struct lk_replace *r, const char *path);
+/* Flush, sync and rename over the target; 0, or -errno (the temporary file removed, the target untouched). */
+int lk_replace_commit(struct lk_replace *r);
+/* Drop the temporary file; the target stays as it was. */
+void lk_replace_abort(struct lk_replace *r);
+
+/* Give fd the owner and mode a new file at path should have (the rules above); st: the replaced file or NULL. */
+void lk_replace_adopt(int fd, const struct stat *st);
+
+#endif
