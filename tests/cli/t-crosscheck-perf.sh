@@ -83,12 +83,16 @@ check() { # name command task-clock-tolerance
 		echo "$1, $label: page-faults $pf (perf stat $p_pf, runs $lo to $hi), task-clock $tc ns (perf stat $p_tc ns)"
 	done
 }
-# `true` takes about 0.4 ms, nearly all of it exec and the dynamic loader, so its CPU time moves
-# with the machine's cache and page-table state: in whole-suite CI runs the per-child path read
-# 28-38% above perf stat in every round (never reproduced alone, cause not found), so it gets 50%,
-# which still catches a run that counts work outside the command.  The two commands the
-# cross-check is about get 20%.
-check "true" true 0.5
-check "three children" "$multi" 0.2
-check "two threads" ./two 0.2
+# task-clock is CPU time, and on a loaded shared VM CPU time itself moves (steal time, caches
+# and memory bandwidth shared with the load): with four busy loops beside the suite, lauka read
+# the two-thread program at 1.23-1.30x perf stat's median in rounds measured back to back, and the
+# 0.4 ms `true` (exec and the dynamic loader) 28-38% over it, with neither reproduced alone.  A
+# timing agreement is a benchmark, not a test (HACKING.md): `make check` keeps the bound that load
+# cannot cross and still catches a run that counts work outside the command (lauka's own CPU time,
+# or a command counted twice, doubles these), and CROSSCHECK_TC_TOL=0.2 on an idle machine is the
+# precise cross-check (within 20% of perf stat; it passes so here).
+tol=${CROSSCHECK_TC_TOL:-0.6}
+check "true" true "$tol"
+check "three children" "$multi" "$tol"
+check "two threads" ./two "$tol"
 exit 0
