@@ -62,5 +62,17 @@ done
 for d in $(cd "$src" && find . -mindepth 1 -maxdepth 1 -type d | sed 's|^\./||'); do
 	grep -q "^- \`$d/\`" "$src/README.md" 2>/dev/null || { echo "src/README.md does not describe $d/"; bad=1; }
 done
+# No function over 120 lines: one that long owns more than one concern (a body runs from a
+# "{" alone at the start of a line to the next "}" alone there, as every function here is written).
+long=$(cd "$src" && find . -name '*.c' | sort | xargs awk '
+	FNR == 1 { start = 0 }
+	/^\{$/ { start = FNR; name = prev }
+	/^\}$/ && start { if (FNR - start + 1 > 120) printf "src/%s:%d: %s is %d lines\n", substr(FILENAME, 3), start, name, FNR - start + 1; start = 0 }
+	{ prev = $0 }')
+if [ -n "$long" ]; then
+	echo "$long"
+	echo "split these into functions of one concern each (at most 120 lines)"
+	bad=1
+fi
 [ "$bad" -eq 0 ] || fail "src/ layout check failed"
 exit 0

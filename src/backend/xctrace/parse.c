@@ -316,6 +316,55 @@ static char *element_text(xmlTextReaderPtr r)
 	return out;
 }
 
+/* The launched process of the TOC's target: pid, exit status (0-255, else -1 after the error), names. */
+static int target_process_attrs(xmlTextReaderPtr r, struct xct_toc *t, char *err, size_t errlen)
+{
+	char *v = attr(r, "pid");
+	int64_t pid;
+	if (v && parse_i64(v, &pid))
+		t->pid = (long)pid;
+	free(v);
+	/* an exit status is 0-255: anything else is a corrupt TOC, never a success */
+	v = attr(r, "return-exit-status");
+	int64_t st = 0;
+	if (v && (!parse_i64(v, &st) || st < 0 || st > 255)) {
+		char sv[72];
+		lk_errbuf(err, errlen, "the launched process's return-exit-status '%s' is not an exit status (0 to 255)",
+			  shown(v, sv, sizeof(sv)));
+		free(v);
+		return -1;
+	}
+	if (v) {
+		t->has_exit = true;
+		t->exit_status = (int)st;
+	}
+	free(v);
+	t->termination = attr(r, "termination-reason");
+	t->process_name = attr(r, "name");
+	return 0;
+}
+
+/* One element of the run's <summary>: the first value of each field is kept. */
+static void summary_field(xmlTextReaderPtr r, struct xct_toc *t)
+{
+	char **dst = NULL;
+	if (name_is(r, "instruments-version"))
+		dst = &t->instruments_version;
+	else if (name_is(r, "template-name"))
+		dst = &t->template_name;
+	else if (name_is(r, "end-reason"))
+		dst = &t->end_reason;
+	if (dst && !*dst) {
+		*dst = element_text(r);
+	} else if (name_is(r, "duration")) {
+		char *s = element_text(r), *end = NULL;
+		double d = strtod(s, &end);
+		if (end != s)
+			t->duration_s = d;
+		free(s);
+	}
+}
+
 static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
@@ -369,49 +418,12 @@ static int toc_parse(xmlTextReaderPtr r, struct xerr *xe, struct xct_toc *t, cha
 			in_data = !empty;
 		else if (in_target && name_is(r, "process") && !target_process) {
 			target_process = true;	/* the first process of the target only (found by fuzzing: a later one leaked) */
-			char *v = attr(r, "pid");
-			int64_t pid;
-			if (v && parse_i64(v, &pid))
-				t->pid = (long)pid;
-			free(v);
-			/* an exit status is 0-255: anything else is a corrupt TOC, never a success */
-			v = attr(r, "return-exit-status");
-			int64_t st = 0;
-			if (v && (!parse_i64(v, &st) || st < 0 || st > 255)) {
-				char sv[72];
-				lk_errbuf(err, errlen, "the launched process's return-exit-status '%s' is not an exit status "
-					  "(0 to 255)", shown(v, sv, sizeof(sv)));
-				free(v);
+			if (target_process_attrs(r, t, err, errlen) < 0) {
 				xct_toc_release(t);
 				return -LK_EINVAL;
 			}
-			if (v) {
-				t->has_exit = true;
-				t->exit_status = (int)st;
-			}
-			free(v);
-			t->termination = attr(r, "termination-reason");
-			t->process_name = attr(r, "name");
 		} else if (in_summary && !empty && depth == depth_run + 3) {
-			char **dst = NULL;
-			bool dur = false;
-			if (name_is(r, "instruments-version"))
-				dst = &t->instruments_version;
-			else if (name_is(r, "template-name"))
-				dst = &t->template_name;
-			else if (name_is(r, "end-reason"))
-				dst = &t->end_reason;
-			else if (name_is(r, "duration"))
-				dur = true;
-			if (dst && !*dst)
-				*dst = element_text(r);
-			else if (dur) {
-				char *s = element_text(r), *end = NULL;
-				double d = strtod(s, &end);
-				if (end != s)
-					t->duration_s = d;
-				free(s);
-			}
+			summary_field(r, t);
 		} else if (in_data && name_is(r, "table")) {
 			add_table(t, r);
 			const struct xct_table *tb = &t->tables[t->ntables - 1];
