@@ -137,8 +137,7 @@ static void explain(struct lk_evsel *s, int e)
 	case EPERM:
 		s->err = -LK_EPERM;
 		lk_errbuf(s->why, sizeof(s->why),
-			  "not permitted (perf_event_paranoid=%d); run as root or lower "
-			  "/proc/sys/kernel/perf_event_paranoid", paranoid_level());
+			  "not permitted for this user (perf_event_paranoid=%d)", paranoid_level());
 		break;
 	case EINVAL:
 		s->err = -LK_ENOTSUP;
@@ -168,8 +167,7 @@ static int perf_detect(char *why, size_t len)
 		return -LK_ENOTSUP;
 	}
 	if (e == EACCES || e == EPERM) {
-		lk_errbuf(why, len, "perf_event_paranoid=%d forbids perf_event_open for this user; "
-			  "run as root or: sudo sysctl kernel.perf_event_paranoid=2", paranoid_level());
+		lk_errbuf(why, len, "perf_event_paranoid=%d forbids perf_event_open for this user", paranoid_level());
 		return -LK_EPERM;
 	}
 	lk_errbuf(why, len, "perf_event_open failed: %s", strerror(e));
@@ -201,8 +199,8 @@ static void probe_event(struct lk_evsel *s, bool exclude_kernel)
 	if (exclude_kernel && is_kernel_only(s->ev)) {
 		s->err = -LK_EPERM;
 		lk_errbuf(s->why, sizeof(s->why),
-			  "it happens in the kernel, which this user may not count (perf_event_paranoid=%d); "
-			  "run as root", paranoid_level());
+			  "it happens in the kernel, which this user may not count (perf_event_paranoid=%d)",
+			  paranoid_level());
 		return;
 	}
 	struct perf_event_attr a;

@@ -32,6 +32,9 @@ void backend_root_tip(const struct lk_backend *b, const char *verb)
 {
 	if (b && !strcmp(b->name, "kperf"))
 		tip("'lauka %s --backend xctrace' needs no root (it needs Xcode)", verb);
+	else if (b && !strcmp(b->name, "perf"))
+		tip("or let every user count: lower /proc/sys/kernel/perf_event_paranoid (2: user space only, "
+		    "1: the kernel too)");
 }
 
 int backend_usable(const struct lk_backend *b, int argc, char **argv)

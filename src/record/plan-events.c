@@ -441,9 +441,10 @@ int plan_backends(struct record *rec)
 		int orc = backend_inst_open(bi, be, rec->sel[1], rec->nsel[1], err, sizeof(err));
 		if (orc < 0) {
 			error("%s backend: %s", be->name, err);
-			if (orc == -LK_EPERM)
+			if (orc == -LK_EPERM) {
 				backend_need_root(rec->argc, rec->argv);
-			else if (orc == -LK_EBUSY)
+				backend_root_tip(be, "record");
+			} else if (orc == -LK_EBUSY)
 				fix("quit the other program using the counters (Instruments, a profiler, another lauka), then retry");
 			return EXIT_COUNTERS;
 		}
@@ -457,6 +458,10 @@ int plan_backends(struct record *rec)
 			if (e->explicit) {
 				error("cannot count '%s' with the %s backend: %s", e->ev->name, be->name,
 				      e->why[0] ? e->why : lk_strerror(e->err));
+				if (e->err == -LK_EPERM) {
+					backend_need_root(rec->argc, rec->argv);
+					backend_root_tip(be, "record");
+				}
 				backend_inst_close(bi);
 				return EXIT_COUNTERS;
 			}
