@@ -321,11 +321,18 @@ START_TEST(test_errno_mapping)
 }
 END_TEST
 
+/* "$TMPDIR/NAME-XXXXXX" for mkdtemp (/tmp without TMPDIR): t-unit-tmp checks that nothing is left there. */
+static char *tmp_template(const char *name)
+{
+	const char *t = getenv("TMPDIR");
+	return xasprintf("%s/%s-XXXXXX", t && *t ? t : "/tmp", name);
+}
+
 /* ------------------------------------------------------------ plist lookup */
 
 START_TEST(test_find_plist)
 {
-	char dir[] = "/tmp/lauka-kpep-XXXXXX";
+	char *dir = tmp_template("lauka-kpep");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	char *sub1 = xasprintf("%s/public", dir), *sub2 = xasprintf("%s/internal", dir);
 	ck_assert_int_eq(mkdir(sub1, 0755), 0);
@@ -351,6 +358,7 @@ START_TEST(test_find_plist)
 	rmdir(sub1);
 	rmdir(sub2);
 	rmdir(dir);
+	free(dir);
 	free(sub1);
 	free(sub2);
 	free(chip);
@@ -500,7 +508,7 @@ END_TEST
 START_TEST(test_catalog_locates_plist)
 {
 	use_standin();
-	char dir[] = "/tmp/lauka-kpepdb-XXXXXX";
+	char *dir = tmp_template("lauka-kpepdb");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	setenv("KPEP_DB_PATH", dir, 1);
 	setenv("LAUKA_STANDIN_CPU", "100000c,2,5f4dea93", 1);	/* M3 Pro */
@@ -529,6 +537,7 @@ START_TEST(test_catalog_locates_plist)
 	unlink(link);
 	free(link);
 	rmdir(dir);
+	free(dir);
 }
 END_TEST
 
@@ -1176,11 +1185,12 @@ START_TEST(test_sigint_during_run)
 }
 END_TEST
 
-static char state_file[64];	/* static: reachable from forked children (LeakSanitizer) */
+static char state_file[512];	/* static: reachable from forked children (LeakSanitizer) */
 
 static char *state_path(void)
 {
-	snprintf(state_file, sizeof(state_file), "/tmp/lauka-standin-%d.state", (int)getpid());
+	const char *t = getenv("TMPDIR");
+	snprintf(state_file, sizeof(state_file), "%s/lauka-standin-%d.state", t && *t ? t : "/tmp", (int)getpid());
 	unlink(state_file);
 	setenv("LAUKA_STANDIN_STATE", state_file, 1);
 	return state_file;
