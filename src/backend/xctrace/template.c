@@ -537,6 +537,12 @@ int xct_template_patch(const void *base, size_t len, const struct xct_tmpl_opts 
 			lk_errbuf(err, errlen, "%s", why);
 			return -LK_EPLIST;
 		}
+	} else if (memchr(base, '\0', len)) {
+		/* XML allows no U+0000: libplist would carry it into a string and the template written back
+		 * would be cut there (found by fuzzing) */
+		lk_errbuf(err, errlen, "not a property list: a NUL byte at offset %zu (XML allows none)",
+			  (size_t)((const char *)memchr(base, '\0', len) - (const char *)base));
+		return -LK_EPLIST;
 	}
 	plist_t root = parse(base, len);
 	if (!root || plist_get_node_type(root) != PLIST_DICT) {
