@@ -21,6 +21,7 @@
 #include "base/cmdline.h"
 #include "base/error.h"
 #include "record/record.h"
+#include "spawn/spawner.h"
 #include "base/util.h"
 #include "machine/xctrace-slots.h"
 
@@ -285,35 +286,6 @@ struct par_head {
 	struct runner_result res;
 };
 
-static bool read_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-	while (len) {
-		ssize_t r = read(fd, p, len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		p += r;
-		len -= (size_t)r;
-	}
-	return true;
-}
-
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t r = write(fd, p, len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return;
-		p += r;
-		len -= (size_t)r;
-	}
-}
-
 /*
  * The functions table of a worker's run (--explain, or a gate whose failure
  * lists them): a count, then per function its three names and self cost.
@@ -321,29 +293,29 @@ static void write_all(int fd, const void *buf, size_t len)
 static void write_str(int fd, const char *str)
 {
 	uint32_t n = (uint32_t)strlen(str);
-	write_all(fd, &n, sizeof(n));
-	write_all(fd, str, n);
+	spawner_write_full(fd, &n, sizeof(n));
+	spawner_write_full(fd, str, n);
 }
 
 static void write_functions(int fd, const struct cg_table *t)
 {
 	uint64_t n = t ? t->n : 0;
-	write_all(fd, &n, sizeof(n));
+	spawner_write_full(fd, &n, sizeof(n));
 	for (size_t i = 0; t && i < t->n; i++) {
 		write_str(fd, t->f[i].object);
 		write_str(fd, t->f[i].file);
 		write_str(fd, t->f[i].function);
-		write_all(fd, &t->f[i].cost, sizeof(t->f[i].cost));
+		spawner_write_full(fd, &t->f[i].cost, sizeof(t->f[i].cost));
 	}
 }
 
 static char *read_str(int fd)
 {
 	uint32_t n;
-	if (!read_all(fd, &n, sizeof(n)) || n > (1u << 20))
+	if (spawner_read_full(fd, &n, sizeof(n)) != 0 || n > (1u << 20))
 		return NULL;
 	char *s = xmalloc((size_t)n + 1);
-	if (!read_all(fd, s, n)) {
+	if (spawner_read_full(fd, s, n) != 0) {
 		free(s);
 		return NULL;
 	}
@@ -355,7 +327,7 @@ static char *read_str(int fd)
 static bool read_functions(int fd, struct cg_table **t)
 {
 	uint64_t n;
-	if (!read_all(fd, &n, sizeof(n)))
+	if (spawner_read_full(fd, &n, sizeof(n)) != 0)
 		return false;
 	if (!n)
 		return true;
@@ -364,7 +336,7 @@ static bool read_functions(int fd, struct cg_table **t)
 	for (uint64_t i = 0; i < n && ok; i++) {
 		char *obj = read_str(fd), *file = obj ? read_str(fd) : NULL, *fn = file ? read_str(fd) : NULL;
 		uint64_t cost;
-		ok = fn && read_all(fd, &cost, sizeof(cost));
+		ok = fn && spawner_read_full(fd, &cost, sizeof(cost)) == 0;
 		if (ok)
 			cg_table_add(tab, obj, file, fn, cost);
 		free(obj);
@@ -408,10 +380,10 @@ _Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int f
 			backend_inst_close(&bi[b]);
 		runner_release(&run);
 	}
-	write_all(fd, &h, sizeof(h));
+	spawner_write_full(fd, &h, sizeof(h));
 	for (size_t b = 0; b < rec->nbi; b++)
 		if (counts[b])
-			write_all(fd, counts[b], rec->bi[b].nsel * sizeof(struct lk_counts));
+			spawner_write_full(fd, counts[b], rec->bi[b].nsel * sizeof(struct lk_counts));
 	write_functions(fd, funcs);
 	_exit(0);
 }
@@ -463,9 +435,9 @@ static int run_parallel(struct record *rec, struct record_cmd *c, size_t ci, siz
 		}
 		progress_show(&rec->prog, "[%zu/%zu] runs %zu-%zu/%zu at once", ci + 1, rec->ncmds, next + 1, started, n);
 		struct par_head h;
-		bool got = read_all(fd[next], &h, sizeof(h));
+		bool got = spawner_read_full(fd[next], &h, sizeof(h)) == 0;
 		for (size_t b = 0; got && b < rec->nbi; b++)
-			got = read_all(fd[next], rec->counts[b], rec->bi[b].nsel * sizeof(struct lk_counts));
+			got = spawner_read_full(fd[next], rec->counts[b], rec->bi[b].nsel * sizeof(struct lk_counts)) == 0;
 		if (got)
 			got = read_functions(fd[next], &c->funcs);
 		close(fd[next]);
