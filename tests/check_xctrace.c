@@ -838,6 +838,86 @@ START_TEST(test_template_bad)
 }
 END_TEST
 
+/* A minimal keyed archive whose optionsEncoded is the given bytes (as data, as XML would carry them
+ * base64-encoded, so any byte can appear). */
+static char *options_template(const char *json, size_t jlen, uint32_t *n)
+{
+	plist_t root = plist_new_dict(), objs = plist_new_array(), d = plist_new_dict();
+	plist_t keys = plist_new_array(), vals = plist_new_array();
+	plist_array_append_item(objs, plist_new_string("$null"));
+	plist_array_append_item(keys, plist_new_uid(2));
+	plist_array_append_item(vals, plist_new_uid(3));
+	plist_dict_set_item(d, "NS.keys", keys);
+	plist_dict_set_item(d, "NS.objects", vals);
+	plist_array_append_item(objs, d);
+	plist_array_append_item(objs, plist_new_string("optionsEncoded"));
+	plist_array_append_item(objs, plist_new_data(json, jlen));
+	plist_dict_set_item(root, "$objects", objs);
+	char *xml = NULL;
+	plist_to_xml(root, &xml, n);
+	plist_free(root);
+	return xml;
+}
+
+static char *options_json(const char *xml, size_t len)
+{
+	plist_t root = parse_plist(xml, len);
+	ck_assert_ptr_nonnull(root);
+	plist_t v = archived_value(plist_dict_get_item(root, "$objects"), "optionsEncoded");
+	char *d = NULL;
+	uint64_t dn = 0;
+	plist_get_data_val(v, &d, &dn);
+	char *json = xmalloc(dn + 1);
+	memcpy(json, d, dn);
+	json[dn] = '\0';
+	free(d);
+	plist_free(root);
+	return json;
+}
+
+/* optionsEncoded is JSON (RFC 8259): raw control characters in a string and NUL bytes anywhere are
+ * not JSON.  Each is refused in one line; what is taken patches again to the same result (the fuzz
+ * target found a NUL inside a key that the writer cut the output at, so its own reader then refused
+ * it). */
+START_TEST(test_template_options_json)
+{
+	static const struct { const char *json; size_t len; bool ok; } cases[] = {
+		{ "{\"a\":1}", 7, true },
+		{ "{\"a\":\"x\\u0000y\",\"b\":[1,{\"c\":2}]}", 32, true },
+		{ "{\"}\0\0\0essBucketSize\":10,\"a\":1}", 30, false },
+		{ "{\"a\":\"x\ty\"}", 11, false },
+		{ "{\"a\":1\0}", 8, false },
+		{ "{\"a\":\"x\0y\"}", 11, false },
+		{ "[1,2]", 5, false },
+	};
+	struct xct_tmpl_opts o = { .events = tmpl_events, .nevents = 1, .sample_us = 1000 };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		uint32_t n = 0;
+		char *xml = options_template(cases[i].json, cases[i].len, &n);
+		char *out = NULL, err[256] = "";
+		size_t outlen = 0;
+		enum xct_tmpl_kind kind;
+		int r = xct_template_patch(xml, n, &o, &out, &outlen, &kind, err, sizeof(err));
+		ck_assert_msg((r == 0) == cases[i].ok, "case %zu: %d %s", i, r, err);
+		if (r == 0) {
+			char *again = NULL;
+			size_t againlen = 0;
+			ck_assert_msg(xct_template_patch(out, outlen, &o, &again, &againlen, &kind, err, sizeof(err)) == 0,
+				      "case %zu: %s", i, err);
+			char *j1 = options_json(out, outlen), *j2 = options_json(again, againlen);
+			ck_assert_msg(!strcmp(j1, j2), "case %zu: %s became %s", i, j1, j2);
+			free(j1);
+			free(j2);
+			free(again);
+			free(out);
+		} else {
+			ck_assert_msg(err[0] && !strchr(err, '\n') && strstr(err, "optionsEncoded"), "case %zu: %s", i, err);
+		}
+		free(xml);
+	}
+}
+END_TEST
+
 START_TEST(test_base64)
 {
 	static const char *const in[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
@@ -918,6 +998,7 @@ Suite *xctrace_suite(void)
 	tcase_add_test(tc, test_template_legacy);
 	tcase_add_test(tc, test_template_options);
 	tcase_add_test(tc, test_template_bad);
+	tcase_add_test(tc, test_template_options_json);
 	tcase_add_test(tc, test_base64);
 	tcase_add_test(tc, test_slot_map_db);
 	suite_add_tcase(s, tc);

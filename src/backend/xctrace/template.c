@@ -330,9 +330,13 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
+/* RFC 8259: control characters in a string must be escaped.  A raw one (a NUL above all) is not
+ * JSON, and the writer below could not carry it through its C strings. */
 static const char *skip_string(const char *p, const char *end)
 {
 	for (p++; p < end; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
 		if (*p == '\\')
 			p++;
 		else if (*p == '"')
@@ -426,7 +430,7 @@ static int rewrite_options(const char *json, size_t len, const struct xct_tmpl_o
 	struct strbuf sb = STRBUF_INIT;
 	int ret = 0;
 	p = skip_ws(p, end);
-	if (p >= end || *p != '{') {
+	if (memchr(json, '\0', len) || p >= end || *p != '{') {
 		ret = -LK_EPLIST;
 		goto bad;
 	}
