@@ -173,6 +173,27 @@ static char *render(bool color, bool delta)
 	return render_width(color, delta, 0);
 }
 
+static const struct { const char *in; size_t width, indent; const char *want; } wrap_cases[] = {
+	{ "short line", 80, 4, "short line" },
+	{ "no limit stays as it is, however long the line is", 0, 4,
+	  "no limit stays as it is, however long the line is" },
+	{ "  diagnosis  memory-bound (memory 61.0%, branch 2.0%)", 30, 13,
+	  "  diagnosis  memory-bound\n             (memory 61.0%,\n             branch 2.0%)" },
+	{ "aaaa bbbb cccc", 9, 2, "aaaa bbbb\n  cccc" },
+	{ "aaaa bbbb cccc", 4, 0, "aaaa\nbbbb\ncccc" },
+	{ "a verylongwordthatdoesnotfit b", 10, 2, "a\n  verylongwordthatdoesnotfit\n  b" },
+	{ "x ⚡ -78.0% ± 1.1%", 10, 0, "x ⚡\n-78.0% ±\n1.1%" },	/* ⚡ takes two columns */
+	{ "trailing   ", 5, 0, "trailing" },
+};
+
+START_TEST(test_wrap)
+{
+	char *got = report_wrap(wrap_cases[_i].in, wrap_cases[_i].width, wrap_cases[_i].indent);
+	ck_assert_str_eq(got, wrap_cases[_i].want);
+	free(got);
+}
+END_TEST
+
 START_TEST(test_block_plain)
 {
 	char *s = render(false, false);
@@ -280,6 +301,7 @@ Suite *report_suite(void)
 	tcase_add_loop_test(tc, test_fmt_delta, 0, sizeof(delta_fmt_cases) / sizeof(*delta_fmt_cases));
 	tcase_add_test(tc, test_fmt_delta_agrees_with_verdict);
 	tcase_add_test(tc, test_width);
+	tcase_add_loop_test(tc, test_wrap, 0, sizeof(wrap_cases) / sizeof(*wrap_cases));
 	tcase_add_test(tc, test_block_plain);
 	tcase_add_test(tc, test_block_delta);
 	tcase_add_test(tc, test_block_color);

@@ -104,6 +104,44 @@ void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len)
 		snprintf(buf, len, "%s%% [%s%%, %s%%]", p, lo, hi);
 }
 
+char *report_wrap(const char *line, size_t width, size_t indent)
+{
+	if (!width || report_width(line) <= width)
+		return xstrdup(line);
+	struct strbuf sb = STRBUF_INIT;
+	size_t col = 0;
+	bool start = true;	/* nothing but the indent on this line yet */
+	const char *p = line;
+	while (*p == ' ') {	/* the line's own indent is kept */
+		strbuf_add(&sb, p++, 1);
+		col++;
+	}
+	while (*p) {
+		size_t gap = strspn(p, " ");
+		const char *w = p + gap;
+		if (!*w)
+			break;
+		size_t wl = strcspn(w, " ");
+		char *word = xmalloc(wl + 1);
+		memcpy(word, w, wl);
+		word[wl] = '\0';
+		size_t ww = report_width(word);
+		if (!start && col + gap + ww > width) {
+			strbuf_addf(&sb, "\n%*s", (int)indent, "");
+			col = indent;
+			gap = 0;
+		}
+		strbuf_addf(&sb, "%*s%s", (int)gap, "", word);
+		col += gap + ww;
+		start = false;
+		free(word);
+		p = w + wl;
+	}
+	char *out = xstrdup(strbuf_str(&sb));
+	strbuf_release(&sb);
+	return out;
+}
+
 size_t report_width(const char *s)
 {
 	size_t w = 0;

@@ -40,6 +40,13 @@ void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len);
 /* Columns a string takes on a terminal (UTF-8 aware, ANSI escapes skipped, emoji count 2). */
 size_t report_width(const char *s);
 
+/*
+ * One line of text for a terminal of width columns (0: no limit: the line as it is, for a pipe or a
+ * file): broken at spaces, each continuation line starting with indent spaces; a word wider than
+ * the room stays whole.  Returns an allocated string without the final newline.
+ */
+char *report_wrap(const char *line, size_t width, size_t indent);
+
 struct report_row {
 	const char *name;
 	const char *unit;

@@ -19,6 +19,7 @@
 #include "output/report.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +191,23 @@ void explain_cause(const struct explain_cmd *ref, struct explain_cmd *c)
 	c->has_cause = true;
 }
 
+#define EXPLAIN_INDENT 13	/* under the text after "  diagnosis  " */
+
+/* One line of the text, fitted to the terminal's width (0: as it is); continuation lines start at
+ * indent. */
+static void __attribute__((format(printf, 4, 5))) line(FILE *f, size_t width, size_t indent, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	char *w = report_wrap(strbuf_str(&sb), width, indent);
+	fprintf(f, "%s\n", w);
+	free(w);
+	strbuf_release(&sb);
+}
+
 /* "0.19x the control" / "1/560 of chase" */
 static void relative(char *buf, size_t len, double v, double ref, const char *what)
 {
@@ -205,15 +223,15 @@ static void relative(char *buf, size_t len, double v, double ref, const char *wh
 		snprintf(buf, len, "1/%.3g of %s", ref / v, what);
 }
 
-static void print_rate(FILE *f, const char *label, const struct diag_rate *r, const char *work, const char *probe)
+static void print_rate(FILE *f, size_t width, const char *label, const struct diag_rate *r, const char *work,
+		       const char *probe)
 {
-	char c[64], p[64];
+	char c[64], p[64], of[96] = "";
 	relative(c, sizeof(c), r->per_unit, r->control, "the control (alu)");
 	relative(p, sizeof(p), r->per_unit, r->probe, probe);
-	fprintf(f, "  %-10s %.3g per %s: %s, %s", label, r->per_unit, work, c, p);
 	if (isfinite(r->fraction))
-		fprintf(f, " (%.2f of the way from the control to %s)", r->fraction, probe);
-	fputc('\n', f);
+		snprintf(of, sizeof(of), " (%.2f of the way from the control to %s)", r->fraction, probe);
+	line(f, width, EXPLAIN_INDENT, "  %-10s %.3g per %s: %s, %s%s", label, r->per_unit, work, c, p, of);
 }
 
 static const char *model_text(const struct explain *x, char *buf, size_t len)
@@ -284,7 +302,7 @@ static int64_t delta_of(const struct cg_func *f, const struct cg_table *ref)
 	return (int64_t)f->cost - (int64_t)(r ? r->cost : 0);
 }
 
-void explain_print_functions(FILE *f, const struct cg_table *funcs, const struct cg_table *ref)
+void explain_print_functions(FILE *f, size_t width, const struct cg_table *funcs, const struct cg_table *ref)
 {
 	if (!funcs)
 		return;
@@ -308,9 +326,9 @@ void explain_print_functions(FILE *f, const struct cg_table *funcs, const struct
 		}
 		double share = total ? 100.0 * (double)fn->cost / (double)total : 0;
 		if (ref)
-			fprintf(f, "    %10s  %5.1f%%  %-10s  %s  %s\n", v, share, d, fn->function, fn->object);
+			line(f, width, 34, "    %10s  %5.1f%%  %-10s  %s  %s", v, share, d, fn->function, fn->object);
 		else
-			fprintf(f, "    %10s  %5.1f%%  %s  %s\n", v, share, fn->function, fn->object);
+			line(f, width, 22, "    %10s  %5.1f%%  %s  %s", v, share, fn->function, fn->object);
 	}
 	size_t nd;
 	struct cg_func *d = changes(funcs, ref, &nd);
@@ -319,28 +337,30 @@ void explain_print_functions(FILE *f, const struct cg_table *funcs, const struct
 		for (size_t i = 0; i < nd && i < EXPLAIN_TOP_DELTA; i++) {
 			int64_t dv = (int64_t)d[i].cost;
 			report_fmt_value(fabs((double)dv), NULL, v, sizeof(v));
-			fprintf(f, "    %c%-9s  %s  %s\n", dv < 0 ? '-' : '+', v, d[i].function, d[i].object);
+			line(f, width, 16, "    %c%-9s  %s  %s", dv < 0 ? '-' : '+', v, d[i].function, d[i].object);
 		}
 	}
 	free(d);
 }
 
-void explain_print(FILE *f, const struct explain *x, const struct explain_cmd *c, const struct cg_table *ref)
+void explain_print(FILE *f, size_t width, const struct explain *x, const struct explain_cmd *c,
+		   const struct cg_table *ref)
 {
 	const struct diag_reading *rd = &c->rd;
 	char buf[512];
 	const char *work = x->role[DIAG_WORK]->name;
-	fprintf(f, "  diagnosis  %s (%s)\n", diag_verdict_names[rd->verdict], verdict_rule(x, rd, buf, sizeof(buf)));
+	line(f, width, EXPLAIN_INDENT, "  diagnosis  %s (%s)", diag_verdict_names[rd->verdict],
+	     verdict_rule(x, rd, buf, sizeof(buf)));
 	if (x->role[DIAG_MEMORY])
-		print_rate(f, x->role[DIAG_MEMORY]->name, &rd->mem, work, "chase");
+		print_rate(f, width, x->role[DIAG_MEMORY]->name, &rd->mem, work, "chase");
 	if (x->role[DIAG_BRANCH])
-		print_rate(f, x->role[DIAG_BRANCH]->name, &rd->br, work, "branch");
-	fprintf(f, "  cost model %s\n", model_text(x, buf, sizeof(buf)));
+		print_rate(f, width, x->role[DIAG_BRANCH]->name, &rd->br, work, "branch");
+	line(f, width, EXPLAIN_INDENT, "  cost model %s", model_text(x, buf, sizeof(buf)));
 	if (x->missing)
-		fprintf(f, "  not explained: %s\n", x->missing);
+		line(f, width, EXPLAIN_INDENT, "  not explained: %s", x->missing);
 	if (c->has_cause)
-		fprintf(f, "  delta cause %s\n", diag_cause_names[c->cause]);
-	explain_print_functions(f, c->funcs, ref);
+		line(f, width, EXPLAIN_INDENT, "  delta cause %s", diag_cause_names[c->cause]);
+	explain_print_functions(f, width, c->funcs, ref);
 	fputc('\n', f);
 }
 

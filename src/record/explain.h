@@ -54,10 +54,12 @@ struct explain_cmd {
 void explain_read(const struct explain *x, struct explain_cmd *c);
 /* The cause of c's delta against ref (the first command, or the baseline's samples). */
 void explain_cause(const struct explain_cmd *ref, struct explain_cmd *c);
-/* The diagnosis block under a command's table (ref: the first command, for function deltas; may be NULL). */
-void explain_print(FILE *f, const struct explain *x, const struct explain_cmd *c, const struct cg_table *ref);
+/* The diagnosis block under a command's table (ref: the first command, for function deltas; may be NULL),
+ * its lines fitted to width columns as the table is (0: the full lines, for a pipe or a file). */
+void explain_print(FILE *f, size_t width, const struct explain *x, const struct explain_cmd *c,
+		   const struct cg_table *ref);
 /* The function list alone (a failed gate without --explain). */
-void explain_print_functions(FILE *f, const struct cg_table *funcs, const struct cg_table *ref);
+void explain_print_functions(FILE *f, size_t width, const struct cg_table *funcs, const struct cg_table *ref);
 /* The JSON "diagnosis" object (malloc'd). */
 char *explain_json(const struct explain *x, const struct explain_cmd *c, const struct cg_table *ref);
 /* Take the backend's functions of the run read last into *t (replacing what was there). */

@@ -159,7 +159,7 @@ static void explain_block(struct record *rec, struct record_cmd *c)
 		explain_cause(&rec->cmds[0].ex, e);
 		ref_funcs = rec->cmds[0].funcs;
 	}
-	explain_print(rec->out, x, e, ref_funcs);
+	explain_print(rec->out, rec->ro.width, x, e, ref_funcs);
 	free(c->diagnosis);
 	c->diagnosis = explain_json(x, e, ref_funcs);
 	record_flush_stdout(rec);
@@ -288,7 +288,7 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		if (!gated || !c->funcs)
 			continue;
 		fprintf(rec->out, "\nCommand %zu (failed a gate): %s\n", ci + 1, c->name ? c->name : c->prog.text);
-		explain_print_functions(rec->out, c->funcs, rec->have_base || ci == 0 ? NULL : rec->cmds[0].funcs);
+		explain_print_functions(rec->out, rec->ro.width, c->funcs, rec->have_base || ci == 0 ? NULL : rec->cmds[0].funcs);
 	}
 	record_flush_stdout(rec);
 	return out;

@@ -86,6 +86,29 @@ if command -v callgrind_annotate >/dev/null 2>&1; then
 	[ "$want" = "$(cat chain.ir)" ] || fail "chain: lauka $(cat chain.ir) Ir, callgrind_annotate $want"
 fi
 
+# On a terminal the diagnosis fits the table's width as the table does (80 columns here, measured by
+# python, not by lauka's own rule); a pipe keeps the full lines, which are wider (else this proves nothing).
+cols() { python3 -c '
+import sys, unicodedata
+w = lambda s: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+print(max(w(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' "$1"; }
+# The diagnosis blocks alone (the tables' times differ from run to run; the counts do not).
+blocks() { awk '/^  diagnosis  / { on = 1 } /^$/ { on = 0 } on' "$1"; }
+"$LAUKA" record --color never --backend valgrind --explain -n 3 -- "$work chain 100000" "$work chase 100000" \
+	2>/dev/null | blocks /dev/stdin > pipe.txt
+[ "$(cols pipe.txt)" -gt 80 ] || fail "the full diagnosis is no wider than 80 columns: this test needs wider lines"
+PTY_COLS=80 timeout 300 python3 "$LAUKA_SRCDIR/tests/cli/pty-drive.py" 280 '[]' -- "$LAUKA" record --color never \
+	--backend valgrind --explain -n 3 -- "$work chain 100000" "$work chase 100000" > pty.raw 2>&1 || fail "pty: $(cat -v pty.raw)"
+grep -q '^RC=0$' pty.raw || fail "explain failed on the pty: $(cat -v pty.raw)"
+sed 's/.*\x1b\[K//; /^RC=/d' pty.raw | blocks /dev/stdin > pty.txt
+grep -q '^  diagnosis  ' pty.txt || fail "no diagnosis on the pty: $(cat pty.txt)"
+[ "$(cols pty.txt)" -le 80 ] || fail "a diagnosis line is wider than the terminal's 80 columns: $(cat pty.txt)"
+# Only the lines are broken, nothing lost: the words are the pipe's, in the same order (numbers aside:
+# a mispredict or two differ between a run under a terminal and one under a pipe).
+words() { tr -s ' \n' '  ' < "$1" | sed 's/[0-9][0-9.]*/N/g'; }
+[ "$(words pipe.txt)" = "$(words pty.txt)" ] ||
+	fail "wrapping changed the text: $(cat pty.txt)"
+
 # A failed gate lists the gated command's functions without --explain (no extra runs: the same output).
 run "$LAUKA" record --backend valgrind -m Ir --gate Ir=1% -- "$work chain 100000" "$work chain 200000"
 expect_rc 3
