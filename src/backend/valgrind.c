@@ -97,6 +97,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -682,14 +683,28 @@ static bool disk_full(const char *dir, unsigned long long *avail_kib)
 	return w < 0 && (e == ENOSPC || e == EDQUOT);
 }
 
+/*
+ * Why an output file is missing, empty or cut short, when the cause is the machine's and not the
+ * command's: a full disk, or an address-space limit (ulimit -v) under which valgrind cannot map
+ * itself, its translation cache and the command (it then stops with "out of memory" on the
+ * command's stderr, which lauka does not show, and leaves an empty file).  0 when neither.
+ */
 static int check_space(const struct valgrind_priv *p, char *err, size_t len)
 {
 	unsigned long long kib;
-	if (!disk_full(p->dir, &kib))
-		return 0;
-	lk_errbuf(err, len, "the disk is full: valgrind could not write its counts in '%s' (%llu KiB free now; "
-		  "free space there, or set TMPDIR to a directory on another filesystem)", p->dir, kib);
-	return -LK_EIO;
+	if (disk_full(p->dir, &kib)) {
+		lk_errbuf(err, len, "the disk is full: valgrind could not write its counts in '%s' (%llu KiB free now; "
+			  "free space there, or set TMPDIR to a directory on another filesystem)", p->dir, kib);
+		return -LK_EIO;
+	}
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		lk_errbuf(err, len, "valgrind wrote no counts, most likely for lack of address space: the limit is "
+			  "%llu KB (ulimit -v), and valgrind needs room for itself and the command (raise it: ulimit -v "
+			  "unlimited; --show-output shows valgrind's own message)", (unsigned long long)rl.rlim_cur / 1024);
+		return -LK_EIO;
+	}
+	return 0;
 }
 
 /*

@@ -1,5 +1,6 @@
 /* base/util.c: allocation, strings and time helpers shared by every module. */
 #include "base/util.h"
+#include "base/error.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,7 +14,8 @@
 
 static void oom(void)
 {
-	fputs("error: out of memory\n", stderr);
+	/* lk_limit_reason() names an address-space limit (ulimit -v) when one is set; it allocates nothing */
+	fprintf(stderr, "error: %s\n", lk_limit_reason(ENOMEM));
 	exit(2);
 }
 

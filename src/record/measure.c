@@ -30,6 +30,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,11 @@ static void show_failure(const char *label, const char *argv0, const struct runn
 	else
 		error("%s failed with exit code %d", label, res->exit_code);
 	show_tail(res, whose);
+	/* A limit the command inherits from lauka, named, so its failure is not taken for the command's own */
+	struct rlimit rl;
+	if (!res->exec_errno && !res->tty_stop && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		tip("the command runs under an address-space limit of %llu KB (ulimit -v), which it may have run out of",
+		    (unsigned long long)rl.rlim_cur / 1024);
 }
 
 static void stop(struct record *rec, struct record_cmd *c, int code, const char *step)
