@@ -57,6 +57,7 @@ struct db {
 	const char *ro_why;	/* why: "the file is read-only", ... */
 	bool marked;		/* application_id is set */
 	bool busy;		/* the last failure was another process's lock */
+	int full;		/* 0, or ENOSPC/EDQUOT: opened read-only because its filesystem is full */
 };
 
 const char *db_path(const struct db *db)
@@ -102,19 +103,24 @@ static void fail_readonly(struct db *db, const char *why, char *err, size_t len)
 	free(dir);
 }
 
+static void fail_full(struct db *db, int sys, const char *what, char *err, size_t len)
+{
+	char *dir = dir_of(db->path);
+	lk_errbuf(err, len, "database '%s': the disk is full (%s on the filesystem of '%s', while %s)\n"
+		  "fix: free some space there, or use --db PATH on another filesystem",
+		  db->path, sys == EDQUOT ? "disk quota exceeded" : "no space left", dir, what);
+	free(dir);
+}
+
 /* Turn a failed SQLite call into -LK_EDB with a message; corruption, a full disk and read-only files get their own. */
 static int fail(struct db *db, int rc, const char *what, char *err, size_t len)
 {
 	int base = rc & 0xff;
 	int sys = db->h ? sqlite3_system_errno(db->h) : 0;
 	db->busy = base == SQLITE_BUSY || base == SQLITE_LOCKED;
-	if (base == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT) {
-		char *dir = dir_of(db->path);
-		lk_errbuf(err, len, "database '%s': the disk is full (%s on the filesystem of '%s', while %s)\n"
-			  "fix: free some space there, or use --db PATH on another filesystem",
-			  db->path, sys == EDQUOT ? "disk quota exceeded" : "no space left", dir, what);
-		free(dir);
-	} else if (base == SQLITE_READONLY)
+	if (base == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT || (base == SQLITE_READONLY && db->full))
+		fail_full(db, db->full ? db->full : sys, what, err, len);
+	else if (base == SQLITE_READONLY)
 		fail_readonly(db, db->ro_why, err, len);
 	else if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
 		fail_corrupt(db->path, err, len);
@@ -197,6 +203,10 @@ static int mark(struct db *db, char *err, size_t len)
 /* BEGIN IMMEDIATE for a write, refusing at once on a read-only database; marks an unmarked lauka database. */
 static int begin_write(struct db *db, char *err, size_t len)
 {
+	if (db->full) {
+		fail_full(db, db->full, "writing", err, len);
+		return -LK_EDB;
+	}
 	if (db->readonly) {
 		fail_readonly(db, db->ro_why, err, len);
 		return -LK_EDB;
@@ -478,6 +488,76 @@ static const char *readonly_reason(const char *p)
 	return why;
 }
 
+/* ENOSPC or EDQUOT when the last failure on db was a full filesystem, else 0. */
+static int full_errno(struct db *db)
+{
+	if (!db->h)
+		return 0;
+	int sys = sqlite3_system_errno(db->h);
+	if (sys == ENOSPC || sys == EDQUOT)
+		return sys;
+	return (sqlite3_errcode(db->h) & 0xff) == SQLITE_FULL ? ENOSPC : 0;
+}
+
+/*
+ * Read an existing database without writing anything: a read-only connection, or, when its -shm file
+ * cannot be made (a full filesystem: WAL's shared memory is a file beside the database), the file as
+ * it stands.
+ */
+static int open_read_as_is(struct db *db, int *v, bool *empty, char *err, size_t len)
+{
+	int r;
+	if ((r = open_handle(db, OPEN_READ, err, len)) == 0 && (r = identify(db, v, empty, err, len)) == 0)
+		return 0;
+	if ((r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
+		r = identify(db, v, empty, err, len);
+	return r;
+}
+
+/*
+ * An existing file is first only read, to see whose it is: a read-write
+ * connection could checkpoint another application's WAL into its file
+ * when it closes.  Without -wal and -shm files beside it, it is read as
+ * immutable, so that refusing a foreign file leaves no files behind; a
+ * doubtful answer is asked again through a normal read-only connection.
+ * *writable turns false when only reading is possible (a full disk).
+ */
+static int identify_existing(struct db *db, bool *writable, int *v, bool *empty, char *err, size_t len)
+{
+	char *wal = xasprintf("%s-wal", db->path), *shm = xasprintf("%s-shm", db->path);
+	bool sidecars = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
+	free(wal);
+	free(shm);
+	int r = -LK_EDB;
+	/*
+	 * An immutable read takes no lock, so a lauka creating this file at
+	 * this moment can look foreign: a foreign verdict is only believed
+	 * when it holds for 200 ms (creation takes milliseconds).
+	 */
+	for (int tries = 0; !sidecars && tries < 10; tries++) {
+		if (tries)
+			nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000000L }, NULL);
+		if ((r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
+			r = identify(db, v, empty, err, len);
+		if (!(r < 0 && sqlite3_errcode(db->h) == SQLITE_OK))
+			break;
+	}
+	bool foreign = r < 0 && sqlite3_errcode(db->h) == SQLITE_OK;	/* refused on what it holds */
+	if (r < 0 && !foreign) {
+		if ((r = open_handle(db, OPEN_READ, err, len)) == 0)
+			r = identify(db, v, empty, err, len);
+		int ec = db->h ? sqlite3_errcode(db->h) : SQLITE_OK;
+		if (r < 0 && !*writable && ec != SQLITE_OK && ec != SQLITE_NOTADB && ec != SQLITE_CORRUPT &&
+		    (r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
+			/* read-only, and its -shm cannot be made or used: read the file as it stands */
+			r = identify(db, v, empty, err, len);
+		if (r < 0 && (db->full = full_errno(db)) && (r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0 &&
+		    (r = identify(db, v, empty, err, len)) == 0)
+			*writable = false;	/* a full disk: what is stored can still be read */
+	}
+	return r;
+}
+
 int db_open(struct db **out, const char *path, char *err, size_t len)
 {
 	*out = NULL;
@@ -512,55 +592,28 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 		}
 		free(dir);
 	}
-	/*
-	 * An existing file is first only read, to see whose it is: a read-write
-	 * connection could checkpoint another application's WAL into its file
-	 * when it closes.  Without -wal and -shm files beside it, it is read as
-	 * immutable, so that refusing a foreign file leaves no files behind; a
-	 * doubtful answer is asked again through a normal read-only connection.
-	 */
 	bool writable = !db->readonly;
 	int v = 0, r;
 	bool empty = existed && st.st_size == 0;
 	if (existed && st.st_size > 0 && !memory) {
-		char *wal = xasprintf("%s-wal", p), *shm = xasprintf("%s-shm", p);
-		bool sidecars = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
-		free(wal);
-		free(shm);
-		r = -LK_EDB;
-		/*
-		 * An immutable read takes no lock, so a lauka creating this file at
-		 * this moment can look foreign: a foreign verdict is only believed
-		 * when it holds for 200 ms (creation takes milliseconds).
-		 */
-		for (int tries = 0; !sidecars && tries < 10; tries++) {
-			if (tries)
-				nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000000L }, NULL);
-			if ((r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
-				r = identify(db, &v, &empty, err, len);
-			if (!(r < 0 && sqlite3_errcode(db->h) == SQLITE_OK))
-				break;
-		}
-		bool foreign = r < 0 && sqlite3_errcode(db->h) == SQLITE_OK;	/* refused on what it holds */
-		if (r < 0 && !foreign) {
-			if ((r = open_handle(db, OPEN_READ, err, len)) == 0)
-				r = identify(db, &v, &empty, err, len);
-			int ec = db->h ? sqlite3_errcode(db->h) : SQLITE_OK;
-			if (r < 0 && !writable && ec != SQLITE_OK && ec != SQLITE_NOTADB && ec != SQLITE_CORRUPT &&
-			    (r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
-				/* read-only, and its -shm cannot be made or used: read the file as it stands */
-				r = identify(db, &v, &empty, err, len);
-		}
-		if (r < 0)
+		if ((r = identify_existing(db, &writable, &v, &empty, err, len)) < 0)
 			goto bad;
 		db->readonly = !writable;
 	}
 	if (writable) {
 		/* lauka's or new: open it for writing, and look again (another lauka may have changed it meanwhile). */
-		if ((r = open_handle(db, OPEN_WRITE, err, len)) < 0 || (r = identify(db, &v, &empty, err, len)) < 0)
-			goto bad;
+		if ((r = open_handle(db, OPEN_WRITE, err, len)) < 0 || (r = identify(db, &v, &empty, err, len)) < 0) {
+			if (!existed || !(db->full = full_errno(db)) || (r = open_read_as_is(db, &v, &empty, err, len)) < 0)
+				goto bad;
+			db->readonly = true;	/* a full disk: what is stored can still be read */
+		}
 	}
 	if (db->readonly) {
+		if (db->full && (empty || v < DB_READABLE_FROM)) {
+			fail_full(db, db->full, empty ? "creating its tables" : "upgrading its schema", err, len);
+			r = -LK_EDB;
+			goto bad;
+		}
 		if (empty || v < DB_READABLE_FROM) {
 			fail_readonly(db, empty ? "it is empty and read-only, so lauka cannot create its tables" :
 					  "it needs a schema upgrade, which is a write", err, len);

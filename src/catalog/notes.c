@@ -647,12 +647,16 @@ static int write_note(const char *commit, char **lines, size_t n, char *err, siz
 	for (size_t i = 0; f && i < n; i++)
 		if (!i || strcmp(lines[i], lines[i - 1]))
 			fprintf(f, "%s\n", lines[i]);
-	bool bad = !f || fclose(f) != 0;
+	int e = !f ? errno : ferror(f) ? errno : 0;
+	if (f && fclose(f) != 0 && !e)
+		e = errno;
 	if (!f)
 		close(fd);
 	int rc;
-	if (bad) {
-		lk_errbuf(err, errlen, "cannot write '%s'", file);
+	if (e) {
+		/* TMPDIR, not the repository, is where this failed: say so, with the system's reason */
+		lk_errbuf(err, errlen, "cannot write the note's temporary file '%s': %s (it is in TMPDIR='%s'; free space "
+			  "there or point TMPDIR elsewhere)", file, strerror(e), tmp && *tmp ? tmp : "/tmp");
 		rc = -LK_EIO;
 	} else if (n) {
 		/* git needs an identity for the notes ref's commit: lauka's stand-in when none is configured. */
