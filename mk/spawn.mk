@@ -10,4 +10,11 @@ $(BUILD)/lauka-spawn: $(SPAWN_SRC) src/spawn/spawner.h mk/spawn.mk
 	$(Q)$(CC) $(SPAWN_CFLAGS) -static -o $@ $(SPAWN_SRC) 2>/dev/null || $(CC) $(SPAWN_CFLAGS) -o $@ $(SPAWN_SRC)
 ALL_TARGETS += $(BUILD)/lauka-spawn
 CHECK_DEPS  += $(BUILD)/lauka-spawn
+# The same spawner without Linux's parent-death signal, as it is built on macOS: the tests see its
+# pipe watch kill the command of a SIGKILLed lauka alone (t-hostile-signals).
+$(BUILD)/tests/lauka-spawn-watch: $(SPAWN_SRC) src/spawn/spawner.h mk/spawn.mk
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(SPAWN_CFLAGS) -DLAUKA_SPAWN_NO_PDEATHSIG -o $@ $(SPAWN_SRC)
+CHECK_DEPS  += $(BUILD)/tests/lauka-spawn-watch
 endif

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 	int fd[4];
 	for (int i = 0; i < 4; i++)
 		fd[i] = atoi(argv[i + 1]);
-#ifdef __linux__
+#ifdef SPAWNER_DEATH_SIGNAL
 	prctl(PR_SET_PDEATHSIG, SPAWNER_DEATH_SIGNAL);	/* spawner_main kills the command's group on it */
 #endif
 	if (getppid() != (pid_t)atol(argv[5]))

@@ -235,7 +235,7 @@ int runner_init(struct runner *r, const struct runner_opts *opts, char *err, siz
 		close(rep[0]);
 		if (errp[0] >= 0)
 			close(errp[0]);
-#ifdef __linux__
+#ifdef SPAWNER_DEATH_SIGNAL
 		prctl(PR_SET_PDEATHSIG, SPAWNER_DEATH_SIGNAL);
 #endif
 		_exit(spawner_main(req[0], rep[1], r->devnull, errp[1]));

@@ -9,9 +9,11 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +22,8 @@
 extern char **environ;
 
 static volatile pid_t sp_running;	/* the command's pid (= its process group), 0 between runs */
+static int sp_chld[2] = { -1, -1 };	/* SIGCHLD's self-pipe (non-blocking), for the parent watch */
+static int sp_req = -1;			/* lauka's request pipe, watched for EOF while a command runs */
 
 uint64_t spawner_clock_ns(void)
 {
@@ -187,11 +191,71 @@ static int reply(int rep, uint32_t type, struct sp_rep *r)
  * Only the direct child's stops reach the spawner; a grandchild stopped so
  * (a pager a command starts) still waits for lauka's Ctrl-C.
  */
+/* lauka died: take the command (its whole group) along. */
+static void parent_gone(void)
+{
+	pid_t g = sp_running;
+	if (g > 0) {
+		kill(-g, SIGKILL);
+		kill(g, SIGKILL);
+	}
+	_exit(1);
+}
+
+static void on_chld(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	ssize_t n = write(sp_chld[1], "", 1);	/* full pipe: a wake-up is pending anyway */
+	(void)n;
+	errno = saved;
+}
+
+/*
+ * Return once pid has a state change to report, watching lauka's request pipe meanwhile: when lauka
+ * dies, however it dies (SIGKILL too), the kernel closes its end and poll() sees the pipe's end of
+ * file; the command's group is then killed.  This is the parent-death watch of systems without
+ * PR_SET_PDEATHSIG (macOS: its pipes report EOF as readable with nothing to read, which FIONREAD
+ * tells apart; not run on a Mac here); on Linux both are armed.  lauka writes nothing while a
+ * command runs: bytes on the pipe stop the watch (the plain blocking wait follows) rather than spin.
+ */
+static void await_change(pid_t pid)
+{
+	int req = sp_chld[0] >= 0 ? sp_req : -1;
+	while (req >= 0) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WNOWAIT | WNOHANG) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (si.si_pid)
+			return;
+		struct pollfd pf[2] = { { sp_chld[0], POLLIN, 0 }, { req, POLLIN, 0 } };
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		char drain[64];
+		while (pf[0].revents && read(sp_chld[0], drain, sizeof(drain)) > 0)
+			;
+		if (pf[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			int avail = 0;
+			if (!(pf[1].revents & POLLIN) || (ioctl(req, FIONREAD, &avail) == 0 && avail == 0))
+				parent_gone();
+			req = -1;
+		}
+	}
+}
+
 static void wait_exit(pid_t pid, struct sp_rep *r, int rep, bool terminal)
 {
 	for (;;) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
+		await_change(pid);
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WNOWAIT) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -325,16 +389,10 @@ out:
 }
 
 #ifdef SPAWNER_DEATH_SIGNAL
-/* lauka died: take the command (its whole group) along. */
 static void on_parent_death(int sig)
 {
 	(void)sig;
-	pid_t g = sp_running;
-	if (g > 0) {
-		kill(-g, SIGKILL);
-		kill(g, SIGKILL);
-	}
-	_exit(1);
+	parent_gone();
 }
 #endif
 
@@ -382,6 +440,15 @@ int spawner_main(int req, int rep, int devnull, int errw)
 	sa.sa_handler = on_parent_death;
 	sigaction(SPAWNER_DEATH_SIGNAL, &sa, NULL);
 #endif
+	sp_req = req;
+	if (pipe(sp_chld) == 0) {
+		for (int i = 0; i < 2; i++) {
+			fcntl(sp_chld[i], F_SETFD, FD_CLOEXEC);
+			fcntl(sp_chld[i], F_SETFL, O_NONBLOCK);
+		}
+		sa.sa_handler = on_chld;
+		sigaction(SIGCHLD, &sa, NULL);
+	}
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

@@ -82,10 +82,12 @@ int spawner_main(int req, int rep, int devnull, int errw);
  * set by lauka-spawn.c and the fork fallback in runner.c): its handler kills
  * the running command's process group, then the spawner exits, so a
  * SIGKILLed lauka leaves no command running.  A real-time signal no command
- * sends by accident.  macOS has no parent-death signal: there the command
- * still outlives a SIGKILLed lauka (not verified without a Mac).
+ * sends by accident.  macOS has no parent-death signal: there the spawner
+ * watches lauka's request pipe for its end of file while a command runs
+ * (spawner.c, armed on every system).  LAUKA_SPAWN_NO_PDEATHSIG builds the
+ * spawner as on macOS, so that the tests see the watch do it alone.
  */
-#ifdef __linux__
+#if defined(__linux__) && !defined(LAUKA_SPAWN_NO_PDEATHSIG)
 #define SPAWNER_DEATH_SIGNAL (SIGRTMIN + 3)
 #endif
 
