@@ -14,10 +14,12 @@ for t in $tests; do
 	name=$(basename "$t" .sh)
 	out=$(mktemp)
 	tmp=$(mktemp -d)
+	start=$(date +%s)
 	( cd "$tmp" && LAUKA_DB="$tmp/lauka.db" XDG_DATA_HOME="$tmp/xdg" HOME="$tmp" NO_COLOR= TMPDIR="$tmp" sh "$t" ) >"$out" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - start))
 	case $rc in
-	0) pass=$((pass + 1)); echo "PASS $name" ;;
+	0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
 	2) skip=$((skip + 1)); echo "SKIP $name: $(tail -n 1 "$out")" ;;
 	*) fail=$((fail + 1)); failed="$failed $name"; echo "FAIL $name (exit $rc)"; sed 's/^/    /' "$out" ;;
 	esac
