@@ -762,6 +762,24 @@ START_TEST(test_template_legacy)
 }
 END_TEST
 
+/* The optionsEncoded JSON of a patched template. */
+static char *options_json(const char *xml, size_t len)
+{
+	plist_t root = parse_plist(xml, len);
+	ck_assert_ptr_nonnull(root);
+	plist_t v = archived_value(plist_dict_get_item(root, "$objects"), "optionsEncoded");
+	ck_assert_int_eq(plist_get_node_type(v), PLIST_DATA);
+	char *d = NULL;
+	uint64_t dn = 0;
+	plist_get_data_val(v, &d, &dn);
+	char *json = xmalloc(dn + 1);
+	memcpy(json, d, dn);
+	json[dn] = '\0';
+	free(d);
+	plist_free(root);
+	return json;
+}
+
 START_TEST(test_template_options)
 {
 	size_t len;
@@ -775,17 +793,7 @@ START_TEST(test_template_options)
 		enum xct_tmpl_kind kind;
 		ck_assert_msg(xct_template_patch(buf, len, &o, &out, &outlen, &kind, err, sizeof(err)) == 0, "%s", err);
 		ck_assert_int_eq(kind, XCT_TMPL_OPTIONS);
-		plist_t root = parse_plist(out, outlen);
-		ck_assert_ptr_nonnull(root);
-		plist_t v = archived_value(plist_dict_get_item(root, "$objects"), "optionsEncoded");
-		ck_assert_int_eq(plist_get_node_type(v), PLIST_DATA);
-		char *d = NULL;
-		uint64_t dn = 0;
-		plist_get_data_val(v, &d, &dn);
-		char *json = xmalloc(dn + 1);
-		memcpy(json, d, dn);
-		json[dn] = '\0';
-		free(d);
+		char *json = options_json(out, outlen);
 		ck_assert_msg(strstr(json, "\"configurationType\":{\"manual\":{}}"), "%s", json);
 		ck_assert_msg(strstr(json, pmi ? "\"sampleByTime\":false" : "\"sampleByTime\":true"), "%s", json);
 		ck_assert_msg(strstr(json, pmi ? "\"pmiEventAliasOrMnemonic\":\"FIXED_CYCLES\""
@@ -816,7 +824,6 @@ START_TEST(test_template_options)
 			p = e + 1 + (i < 2);
 		}
 		free(json);
-		plist_free(root);
 		free(out);
 	}
 	free(buf);
@@ -857,22 +864,6 @@ static char *options_template(const char *json, size_t jlen, uint32_t *n)
 	plist_to_xml(root, &xml, n);
 	plist_free(root);
 	return xml;
-}
-
-static char *options_json(const char *xml, size_t len)
-{
-	plist_t root = parse_plist(xml, len);
-	ck_assert_ptr_nonnull(root);
-	plist_t v = archived_value(plist_dict_get_item(root, "$objects"), "optionsEncoded");
-	char *d = NULL;
-	uint64_t dn = 0;
-	plist_get_data_val(v, &d, &dn);
-	char *json = xmalloc(dn + 1);
-	memcpy(json, d, dn);
-	json[dn] = '\0';
-	free(d);
-	plist_free(root);
-	return json;
 }
 
 /* optionsEncoded is JSON (RFC 8259): raw control characters in a string and NUL bytes anywhere are
