@@ -514,6 +514,21 @@ static int open_read_as_is(struct db *db, int *v, bool *empty, char *err, size_t
 	return r;
 }
 
+#ifdef __APPLE__
+#define MTIME(st) ((st).st_mtimespec)
+#else
+#define MTIME(st) ((st).st_mtim)
+#endif
+
+static bool sidecars_of(const char *path)
+{
+	char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
+	bool any = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
+	free(wal);
+	free(shm);
+	return any;
+}
+
 /*
  * An existing file is first only read, to see whose it is: a read-write
  * connection could checkpoint another application's WAL into its file
@@ -524,25 +539,35 @@ static int open_read_as_is(struct db *db, int *v, bool *empty, char *err, size_t
  */
 static int identify_existing(struct db *db, bool *writable, int *v, bool *empty, char *err, size_t len)
 {
-	char *wal = xasprintf("%s-wal", db->path), *shm = xasprintf("%s-shm", db->path);
-	bool sidecars = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
-	free(wal);
-	free(shm);
 	int r = -LK_EDB;
 	/*
 	 * An immutable read takes no lock, so a lauka creating this file at
-	 * this moment can look foreign: a foreign verdict is only believed
-	 * when it holds for 200 ms (creation takes milliseconds).
+	 * this moment can look foreign: its pages are read while they are
+	 * written (a checkpoint copying the schema before page 1's marks).  A
+	 * foreign verdict is only believed when it holds for 200 ms on a file
+	 * that did not change meanwhile; while the file keeps changing (a slow
+	 * creation on a loaded machine took longer than 200 ms), lauka waits,
+	 * up to 5 s.  -wal or -shm files appearing send it to the read-only
+	 * connection below, which takes the writer's locks.
 	 */
-	for (int tries = 0; !sidecars && tries < 10; tries++) {
+	struct stat last = { 0 };
+	int stable = 0;
+	for (int tries = 0; stable < 10 && tries < 250 && !sidecars_of(db->path); tries++) {
 		if (tries)
 			nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000000L }, NULL);
+		struct stat now = { 0 };
+		stat(db->path, &now);
+		bool same = tries && now.st_size == last.st_size && now.st_ino == last.st_ino &&
+			    !memcmp(&MTIME(now), &MTIME(last), sizeof(MTIME(now)));
+		last = now;
 		if ((r = open_handle(db, OPEN_IMMUTABLE, err, len)) == 0)
 			r = identify(db, v, empty, err, len);
 		if (!(r < 0 && sqlite3_errcode(db->h) == SQLITE_OK))
 			break;
+		stable = same ? stable + 1 : 0;
 	}
-	bool foreign = r < 0 && sqlite3_errcode(db->h) == SQLITE_OK;	/* refused on what it holds */
+	/* refused on what it holds, and it held still */
+	bool foreign = r < 0 && db->h && sqlite3_errcode(db->h) == SQLITE_OK && stable >= 10;
 	if (r < 0 && !foreign) {
 		if ((r = open_handle(db, OPEN_READ, err, len)) == 0)
 			r = identify(db, v, empty, err, len);

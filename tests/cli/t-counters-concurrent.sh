@@ -45,4 +45,44 @@ expect_out "^errata_event"
 run "$LAUKA" counters --import tiny2.plist
 expect_rc 0
 expect_out "^updated tiny (Tiny Test Chip v2, 8 events)"
+# A database caught mid-write looks foreign to a lock-free read (its schema's pages written before
+# page 1's marks; a creation under load left it so for longer than the 200 ms lauka waited, and a
+# concurrent first use called it another application's).  While the file keeps changing lauka waits
+# for it to settle; a foreign file that holds still is refused as before.
+if python3 -c 'import sqlite3' 2>/dev/null; then
+	"$LAUKA" counters --backend rusage --db "$PWD/good.db" >/dev/null 2>&1 || fail "cannot make good.db"
+	python3 - good.db torn.db <<'EOP'
+import shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+c = sqlite3.connect(sys.argv[2])
+c.execute("pragma journal_mode = delete")
+c.execute("pragma application_id = 0")
+c.execute("pragma user_version = 0")
+c.execute("create table half(x)")
+c.commit()
+c.close()
+EOP
+	cp torn.db still.db
+	run "$LAUKA" counters --backend rusage --db "$PWD/still.db"
+	expect_rc 2
+	expect_err "is another application's SQLite database"
+	# The writer: the torn file changes every 10 ms for 1.2 s, then becomes the finished database.
+	python3 - torn.db good.db <<'EOP' &
+import os, shutil, time
+end = time.time() + 1.2
+while time.time() < end:
+    with open("torn.db", "ab") as f:
+        f.write(b"x")
+    open("writing", "w").close()
+    time.sleep(0.01)
+shutil.copy("good.db", "torn.db.new")
+os.replace("torn.db.new", "torn.db")
+EOP
+	w=$!
+	while [ ! -e writing ]; do sleep 0.01; done
+	run "$LAUKA" counters --backend rusage --db "$PWD/torn.db"
+	wait $w
+	expect_rc 0
+	[ "$(printf '%s\n' "$out" | grep -c .)" -eq 8 ] || fail "the settled database listed: $out"
+fi
 exit 0
