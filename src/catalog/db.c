@@ -520,12 +520,16 @@ static int open_read_as_is(struct db *db, int *v, bool *empty, char *err, size_t
 #define MTIME(st) ((st).st_mtim)
 #endif
 
+/* -wal/-shm (WAL) or -journal (a rollback journal: a creation that could not switch to WAL yet). */
 static bool sidecars_of(const char *path)
 {
-	char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
-	bool any = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
-	free(wal);
-	free(shm);
+	static const char *const ext[] = { "-wal", "-shm", "-journal" };
+	bool any = false;
+	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext) && !any; i++) {
+		char *side = xasprintf("%s%s", path, ext[i]);
+		any = access(side, F_OK) == 0;
+		free(side);
+	}
 	return any;
 }
 
@@ -547,8 +551,8 @@ static int identify_existing(struct db *db, bool *writable, int *v, bool *empty,
 	 * foreign verdict is only believed when it holds for 200 ms on a file
 	 * that did not change meanwhile; while the file keeps changing (a slow
 	 * creation on a loaded machine took longer than 200 ms), lauka waits,
-	 * up to 5 s.  -wal or -shm files appearing send it to the read-only
-	 * connection below, which takes the writer's locks.
+	 * up to 5 s.  A -wal, -shm or -journal file appearing sends it to the
+	 * read-only connection below, which takes the writer's locks.
 	 */
 	struct stat last = { 0 };
 	int stable = 0;
