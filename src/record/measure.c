@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -395,6 +396,22 @@ _Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int f
 }
 
 /*
+ * Until the worker behind fd has written its result (true) or lauka is interrupted (false).  The
+ * signal goes to lauka alone, not to its workers: a blocking read would wait for the worker's
+ * command to end (a 60 s command held a SIGTERM for 60 s).
+ */
+static bool await_worker(int fd)
+{
+	while (!runner_interrupted) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		int n = poll(&pf, 1, 250);	/* EINTR on lauka's signals; the timeout is a second look */
+		if (n > 0 || (n < 0 && errno != EINTR))
+			return true;	/* a result, or an error the read then reports */
+	}
+	return false;
+}
+
+/*
  * Every measured run of c in parallel; the results in run order, as
  * run_measured's: 0, the first failing run's code, or -1.
  */
@@ -440,6 +457,8 @@ static int run_parallel(struct record *rec, struct record_cmd *c, size_t ci, siz
 			break;
 		}
 		progress_show(&rec->prog, "[%zu/%zu] runs %zu-%zu/%zu at once", ci + 1, rec->ncmds, next + 1, started, n);
+		if (!await_worker(fd[next]))
+			break;	/* interrupted: the workers are stopped below */
 		struct par_head h;
 		bool got = spawner_read_full(fd[next], &h, sizeof(h)) == 0;
 		for (size_t b = 0; got && b < rec->nbi; b++)

@@ -91,15 +91,19 @@ if command -v python3 >/dev/null 2>&1 && [ -f "$kpep" ] && [ -f "$data/cpu-count
 fi
 
 # SIGTERM and SIGHUP while valgrind measures a shell command: exit 128+N and "interrupted", not a false
-# error about valgrind's half-written output file.
+# error about valgrind's half-written output file; at once, although the runs go in parallel
+# workers (lauka waited in a read from the first worker until its 60 s command ended).
 command -v valgrind >/dev/null || skip "valgrind is not installed (the hook cases above passed)"
 for sig in TERM:143 HUP:129 INT:130; do
 	rm -f started
 	bg_lauka --color never --backend valgrind -m Ir -n 3 -- 'sh -c "touch started; exec sleep 60"'
 	wait_for started
 	sleep 0.5
+	t0=$(date +%s)
 	kill -"${sig%:*}" "$pid"
 	finish_bg
+	t1=$(date +%s)
+	[ $((t1 - t0)) -le 20 ] || fail "SIG${sig%:*} under valgrind took $((t1 - t0)) s"
 	expect_rc "${sig#*:}"
 	printf '%s\n' "$err" | grep -q '^error:' && fail "SIG${sig%:*}: an error line: $err"
 	expect_err "^lauka: interrupted"
