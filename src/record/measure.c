@@ -32,6 +32,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,9 +434,19 @@ static int run_parallel(struct record *rec, struct record_cmd *c, size_t ci, siz
 			int p[2];
 			if (lk_cloexec_pipe(p) < 0)
 				break;
+#ifdef __linux__
+			pid_t lauka = getpid();
+#endif
 			pid_t w = fork();
 			if (w == 0) {
 				close(p[0]);
+#ifdef __linux__
+				/* lauka killed: the worker stops its run as on Ctrl-C, and its spawner with it.
+				 * (macOS: the worker runs its command to the end, then finds the pipe closed.) */
+				prctl(PR_SET_PDEATHSIG, SIGTERM);
+				if (getppid() != lauka)
+					_exit(1);	/* it died before the request */
+#endif
 				/* What the backend says of a run (valgrind's exec warning) is said once, by the first. */
 				if (started > 0 && rec->run.devnull >= 0)
 					dup2(rec->run.devnull, STDERR_FILENO);

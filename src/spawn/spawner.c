@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <signal.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <string.h>
@@ -179,18 +179,6 @@ static int reply(int rep, uint32_t type, struct sp_rep *r)
 	return spawner_write_full(rep, r, sizeof(*r));
 }
 
-/*
- * Until the child has exited, leaving it unreaped (WNOWAIT) for the caller.
- * A command stopped by SIGTTIN or SIGTTOU touched the terminal from its
- * background process group (read from it, changed its settings, or wrote to
- * it under `stty tostop`): nothing will ever continue it, so rather than
- * wait for ever it is killed, with its group, and the stop reported.  Other
- * stops are job control (Ctrl-Z, which lauka forwards, then SIGCONT): wait on,
- * telling lauka of a SIGTSTP when the child's group has the terminal (then
- * the terminal's Ctrl-Z reached the command, not lauka, which must stop too).
- * Only the direct child's stops reach the spawner; a grandchild stopped so
- * (a pager a command starts) still waits for lauka's Ctrl-C.
- */
 /* lauka died: take the command (its whole group) along. */
 static void parent_gone(void)
 {
@@ -250,6 +238,18 @@ static void await_change(pid_t pid)
 	}
 }
 
+/*
+ * Until the child has exited, leaving it unreaped (WNOWAIT) for the caller.
+ * A command stopped by SIGTTIN or SIGTTOU touched the terminal from its
+ * background process group (read from it, changed its settings, or wrote to
+ * it under `stty tostop`): nothing will ever continue it, so rather than
+ * wait for ever it is killed, with its group, and the stop reported.  Other
+ * stops are job control (Ctrl-Z, which lauka forwards, then SIGCONT): wait on,
+ * telling lauka of a SIGTSTP when the child's group has the terminal (then
+ * the terminal's Ctrl-Z reached the command, not lauka, which must stop too).
+ * Only the direct child's stops reach the spawner; a grandchild stopped so
+ * (a pager a command starts) still waits for lauka's Ctrl-C.
+ */
 static void wait_exit(pid_t pid, struct sp_rep *r, int rep, bool terminal)
 {
 	for (;;) {

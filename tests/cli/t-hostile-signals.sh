@@ -108,4 +108,22 @@ for sig in TERM:143 HUP:129 INT:130; do
 	printf '%s\n' "$err" | grep -q '^error:' && fail "SIG${sig%:*}: an error line: $err"
 	expect_err "^lauka: interrupted"
 done
+# A SIGKILLed lauka takes the parallel workers' commands along too (each worker has a spawner of its
+# own, which lauka's death did not reach while the worker lived on).
+if [ "$(uname -s)" = Linux ]; then
+	rm -f pids started
+	bg_lauka --color never --backend valgrind -m Ir -n 3 -- 'sh -c "echo \$\$ >>pids; touch started; exec sleep 60"'
+	wait_for started
+	sleep 1
+	kill -KILL "$pid"
+	finish_bg
+	i=0
+	for p in $(cat pids); do
+		while kill -0 "$p" 2>/dev/null; do
+			i=$((i + 1))
+			[ $i -lt 150 ] || { kill -KILL $(cat pids) 2>/dev/null; fail "a worker's command outlived a SIGKILLed lauka"; }
+			sleep 0.1
+		done
+	done
+fi
 exit 0
