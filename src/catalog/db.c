@@ -551,12 +551,12 @@ static int identify_existing(struct db *db, bool *writable, int *v, bool *empty,
 	 * foreign verdict is only believed when it holds for 200 ms on a file
 	 * that did not change meanwhile; while the file keeps changing (a slow
 	 * creation on a loaded machine took longer than 200 ms), lauka waits,
-	 * up to 5 s.  A -wal, -shm or -journal file appearing sends it to the
-	 * read-only connection below, which takes the writer's locks.
+	 * up to 3 s.  Then, or when a -wal, -shm or -journal file appears, the
+	 * read-only connection below answers, taking the writer's locks.
 	 */
 	struct stat last = { 0 };
 	int stable = 0;
-	for (int tries = 0; stable < 10 && tries < 250 && !sidecars_of(db->path); tries++) {
+	for (int tries = 0; stable < 10 && tries < 150 && !sidecars_of(db->path); tries++) {
 		if (tries)
 			nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000000L }, NULL);
 		struct stat now = { 0 };
