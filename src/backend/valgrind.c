@@ -97,7 +97,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -697,11 +696,10 @@ static int check_space(const struct valgrind_priv *p, char *err, size_t len)
 			  "free space there, or set TMPDIR to a directory on another filesystem)", p->dir, kib);
 		return -LK_EIO;
 	}
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+	if (lk_as_limit_kb()) {
 		lk_errbuf(err, len, "valgrind wrote no counts, most likely for lack of address space: the limit is "
 			  "%llu KB (ulimit -v), and valgrind needs room for itself and the command (raise it: ulimit -v "
-			  "unlimited; --show-output shows valgrind's own message)", (unsigned long long)rl.rlim_cur / 1024);
+			  "unlimited; --show-output shows valgrind's own message)", lk_as_limit_kb());
 		return -LK_EIO;
 	}
 	return 0;

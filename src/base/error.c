@@ -83,6 +83,12 @@ void lk_errbuf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+unsigned long long lk_as_limit_kb(void)
+{
+	struct rlimit rl;
+	return getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (unsigned long long)rl.rlim_cur / 1024 : 0;
+}
+
 const char *lk_limit_reason(int e)
 {
 	static char buf[160];
@@ -96,9 +102,9 @@ const char *lk_limit_reason(int e)
 		return buf;
 	}
 	if (e == ENOMEM) {
-		if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		if (lk_as_limit_kb())
 			snprintf(buf, sizeof(buf), "lauka ran out of memory (its address space is limited to %llu KB: "
-				 "raise it with ulimit -v)", (unsigned long long)rl.rlim_cur / 1024);
+				 "raise it with ulimit -v)", lk_as_limit_kb());
 		else
 			snprintf(buf, sizeof(buf), "lauka ran out of memory");
 		return buf;

@@ -52,6 +52,8 @@ void tip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * memory, ulimit -v), a sentence naming the limit and how to raise it;
  * otherwise NULL.  Static storage.
  */
+/* lauka's address-space limit (ulimit -v) in KB, which its commands inherit; 0 when there is none. */
+unsigned long long lk_as_limit_kb(void);
 const char *lk_limit_reason(int e);
 
 /* Format into a caller's reason buffer (like snprintf, never overflows). */

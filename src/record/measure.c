@@ -31,7 +31,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -97,10 +96,9 @@ static void show_failure(const char *label, const char *argv0, const struct runn
 		error("%s failed with exit code %d", label, res->exit_code);
 	show_tail(res, whose);
 	/* A limit the command inherits from lauka, named, so its failure is not taken for the command's own */
-	struct rlimit rl;
-	if (!res->exec_errno && !res->tty_stop && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+	if (!res->exec_errno && !res->tty_stop && lk_as_limit_kb())
 		tip("the command runs under an address-space limit of %llu KB (ulimit -v), which it may have run out of",
-		    (unsigned long long)rl.rlim_cur / 1024);
+		    lk_as_limit_kb());
 }
 
 static void stop(struct record *rec, struct record_cmd *c, int code, const char *step)
