@@ -1,7 +1,9 @@
 #!/bin/sh
 # What an instruction-count gate costs: `lauka record --backend valgrind -m Ir`
 # (3 runs, the minimum) next to one plain `valgrind --tool=callgrind` run of
-# the same command, and next to the same record with both simulators on
+# the same command, next to three plain callgrind runs started at once (the
+# floor: no gate of 3 runs can beat it on this machine, so gate/floor is
+# lauka's own overhead), and next to the same record with both simulators on
 # (-m Ir,D1mr,Bcm: what every gate ran before the simulators became opt-in),
 # on the same commands in one interleaved session.  Prints each pair's best
 # time and the ratios side by side: ratios survive a noisy shared machine far
@@ -33,18 +35,24 @@ run() {
 	t0=$(now)
 	case $1 in
 	plain) eval "valgrind -q --tool=callgrind --callgrind-out-file=$out/cg.%p.out $cmd" </dev/null >/dev/null 2>&1 ;;
+	floor)
+		for k in 1 2 3; do
+			eval "valgrind -q --tool=callgrind --callgrind-out-file=$out/cg.%p.out $cmd" </dev/null >/dev/null 2>&1 &
+		done
+		wait ;;
 	gate) "$L" record --backend valgrind -m Ir -- "$cmd" </dev/null >/dev/null 2>&1 ;;
 	sims) "$L" record --backend valgrind -m Ir,D1mr,Bcm -- "$cmd" </dev/null >/dev/null 2>&1 ;;
 	esac
 	echo $(($(now) - t0))
 }
-ways="plain gate sims"
+ways="plain floor gate sims"
+nways=4
 for r in $(seq 1 "$ROUNDS"); do
 	i=0
 	while [ $i -lt $ncmd ]; do
-		k=$(( (r + i) % 3 )); j=0
+		k=$(( (r + i) % nways )); j=0
 		for t in $ways $ways; do
-			[ $j -ge $k ] && [ $j -lt $((k + 3)) ] || { j=$((j + 1)); continue; }
+			[ $j -ge $k ] && [ $j -lt $((k + nways)) ] || { j=$((j + 1)); continue; }
 			j=$((j + 1))
 			ns=$(run $t $i "$@")
 			eval "b=\${best_${t}_$i:-}"
@@ -53,11 +61,11 @@ for r in $(seq 1 "$ROUNDS"); do
 		i=$((i + 1))
 	done
 done
-printf '| command | callgrind once | -m Ir gate (3 runs) | ratio | -m Ir,D1mr,Bcm (3 runs) | ratio |\n|---|---|---|---|---|---|\n'
+printf '| command | callgrind once | 3 at once (floor) | ratio | -m Ir gate (3 runs) | ratio | gate/floor | -m Ir,D1mr,Bcm (3 runs) | ratio |\n|---|---|---|---|---|---|---|---|---|\n'
 i=0
 for c in "$@"; do
-	eval "p=\$best_plain_$i g=\$best_gate_$i s=\$best_sims_$i"
-	awk -v c="$c" -v p="$p" -v g="$g" -v s="$s" 'BEGIN { printf "| %s | %.2f s | %.2f s | %.2f | %.2f s | %.2f |\n", c, p / 1e9, g / 1e9, g / p, s / 1e9, s / p }'
+	eval "p=\$best_plain_$i f=\$best_floor_$i g=\$best_gate_$i s=\$best_sims_$i"
+	awk -v c="$c" -v p="$p" -v f="$f" -v g="$g" -v s="$s" 'BEGIN { printf "| %s | %.2f s | %.2f s | %.2f | %.2f s | %.2f | %.2f | %.2f s | %.2f |\n", c, p / 1e9, f / 1e9, f / p, g / 1e9, g / p, g / f, s / 1e9, s / p }'
 	i=$((i + 1))
 done
 echo "(cores: $(nproc); best of $ROUNDS rounds)"
