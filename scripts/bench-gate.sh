@@ -28,17 +28,18 @@ export LAUKA_DB="$out/lauka.db"
 set -- "$P alu 20000000" "$P chase 1000000 64M" "$P branch 5000000" "sort -n /etc/services"
 ncmd=$#
 now() { date +%s%N; }
+callgrind_once() {
+	eval "valgrind -q --tool=callgrind --callgrind-out-file=$out/cg.%p.out $1" </dev/null >/dev/null 2>&1
+}
 # run WAY INDEX: one timed run of command INDEX, in ns
 run() {
 	eval "cmd=\${$(($2 + 3))}"
 	rm -rf "$out"/cg.*
 	t0=$(now)
 	case $1 in
-	plain) eval "valgrind -q --tool=callgrind --callgrind-out-file=$out/cg.%p.out $cmd" </dev/null >/dev/null 2>&1 ;;
+	plain) callgrind_once "$cmd" ;;
 	floor)
-		for k in 1 2 3; do
-			eval "valgrind -q --tool=callgrind --callgrind-out-file=$out/cg.%p.out $cmd" </dev/null >/dev/null 2>&1 &
-		done
+		for k in 1 2 3; do callgrind_once "$cmd" & done
 		wait ;;
 	gate) "$L" record --backend valgrind -m Ir -- "$cmd" </dev/null >/dev/null 2>&1 ;;
 	sims) "$L" record --backend valgrind -m Ir,D1mr,Bcm -- "$cmd" </dev/null >/dev/null 2>&1 ;;
@@ -46,7 +47,7 @@ run() {
 	echo $(($(now) - t0))
 }
 ways="plain floor gate sims"
-nways=4
+nways=$(echo $ways | wc -w)
 for r in $(seq 1 "$ROUNDS"); do
 	i=0
 	while [ $i -lt $ncmd ]; do

@@ -696,10 +696,11 @@ static int check_space(const struct valgrind_priv *p, char *err, size_t len)
 			  "free space there, or set TMPDIR to a directory on another filesystem)", p->dir, kib);
 		return -LK_EIO;
 	}
-	if (lk_as_limit_kb()) {
+	unsigned long long kb = lk_as_limit_kb();
+	if (kb) {
 		lk_errbuf(err, len, "valgrind wrote no counts, most likely for lack of address space: the limit is "
 			  "%llu KB (ulimit -v), and valgrind needs room for itself and the command (raise it: ulimit -v "
-			  "unlimited; --show-output shows valgrind's own message)", lk_as_limit_kb());
+			  "unlimited; --show-output shows valgrind's own message)", kb);
 		return -LK_EIO;
 	}
 	return 0;

@@ -102,9 +102,10 @@ const char *lk_limit_reason(int e)
 		return buf;
 	}
 	if (e == ENOMEM) {
-		if (lk_as_limit_kb())
+		unsigned long long kb = lk_as_limit_kb();
+		if (kb)
 			snprintf(buf, sizeof(buf), "lauka ran out of memory (its address space is limited to %llu KB: "
-				 "raise it with ulimit -v)", lk_as_limit_kb());
+				 "raise it with ulimit -v)", kb);
 		else
 			snprintf(buf, sizeof(buf), "lauka ran out of memory");
 		return buf;

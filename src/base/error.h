@@ -46,14 +46,15 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* lauka's address-space limit (ulimit -v) in KB, which its commands inherit; 0 when there is none. */
+unsigned long long lk_as_limit_kb(void);
+
 /*
  * When errno e is a resource limit of lauka's process rather than a fault of
  * the command or the file (EMFILE/ENFILE: open files, ulimit -n; ENOMEM:
  * memory, ulimit -v), a sentence naming the limit and how to raise it;
  * otherwise NULL.  Static storage.
  */
-/* lauka's address-space limit (ulimit -v) in KB, which its commands inherit; 0 when there is none. */
-unsigned long long lk_as_limit_kb(void);
 const char *lk_limit_reason(int e);
 
 /* Format into a caller's reason buffer (like snprintf, never overflows). */

@@ -96,9 +96,10 @@ static void show_failure(const char *label, const char *argv0, const struct runn
 		error("%s failed with exit code %d", label, res->exit_code);
 	show_tail(res, whose);
 	/* A limit the command inherits from lauka, named, so its failure is not taken for the command's own */
-	if (!res->exec_errno && !res->tty_stop && lk_as_limit_kb())
+	unsigned long long kb = lk_as_limit_kb();
+	if (!res->exec_errno && !res->tty_stop && kb)
 		tip("the command runs under an address-space limit of %llu KB (ulimit -v), which it may have run out of",
-		    lk_as_limit_kb());
+		    kb);
 }
 
 static void stop(struct record *rec, struct record_cmd *c, int code, const char *step)
