@@ -411,6 +411,9 @@ int plan_commands(struct record *rec)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(o->names.v[i], o->names.v[j])) {
 				error("two commands are named '%s'", o->names.v[i]);
+				if (rec->scan.nparams)
+					fix("write {%s} in the --command-name so that each value gets its own name",
+					    rec->scan.names[0]);
 				return EXIT_USAGE;
 			}
 	rec->ncmds = o->ncmds;
