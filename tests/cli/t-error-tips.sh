@@ -60,6 +60,13 @@ any|1|^tip: did you mean 'wall_time'||-m wall_tme -- true
 any|1|^fix: use -n 3 or higher||-n 2 -- true
 any|1|^fix: run it through a shell: ||-- ls|wc
 any|1|^tip: did you mean '--runs'?$||record --runz 3 -- true
+# hyperfine's habits (doc/hyperfine.md).
+any|1|^tip: -n is the number of runs, as -r; hyperfine's -n (a command's name) is --command-name here$||-n fast -- true
+any|1|^tip: lauka picks each value's unit itself||--time-unit ms -- true
+any|1|^tip: hyperfine's -s is --setup here||-s 'make' -- true
+any|1|^fix: give the smaller bound first: -P n 1 3$||-P n 3 1 -- true
+any|1|^fix: scan a range: -P NAME MIN MAX -D 2$||-D 2 -- true
+any|1|^fix: use --style full, basic, nocolor, color or none||--style fancy -- true
 EOF
 [ "$checked" -ge 12 ] || fail "only $checked rows checked"
 echo "$checked error paths checked, $skipped skipped (nopmu=$nopmu)"
