@@ -43,7 +43,7 @@ need = $(if $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y),,$(error 
 
 ifneq ($(SKIP_DEP_CHECK),1)
 ifeq ($(shell command -v $(PKG_CONFIG) 2>/dev/null),)
-$(error missing tool 'pkg-config': install Debian package 'pkg-config' or Homebrew formula 'pkg-config', or run scripts/deps.sh)
+$(error missing tool 'pkg-config': install Debian package 'pkg-config' or Homebrew formula 'pkgconf', or run scripts/deps.sh)
 endif
 $(call need,libplist-2.0,libplist-dev,libplist)
 $(call need,sqlite3,libsqlite3-dev,sqlite)

@@ -68,11 +68,14 @@ _lauka() {
 	--color)
 		COMPREPLY=($(compgen -W "auto never ansi" -- "$cur"))
 		return ;;
+	--style)
+		COMPREPLY=($(compgen -W "full basic nocolor color none" -- "$cur"))
+		return ;;
 	--db|--json|--plot|--import|--export-json|--export-csv|--export-markdown)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return ;;
-	-n|--runs|--warmup|--pmu|--ok-exit-codes|--seed|--runner-class|--save-baseline|--baseline|--gate|--command-name)
+	-n|--runs|-r|--warmup|-w|-D|--parameter-step-size|--pmu|--ok-exit-codes|--seed|--runner-class|--save-baseline|--baseline|--gate|--command-name)
 		return ;;
 	esac
 	if [ "$COMP_CWORD" -eq 1 ]; then

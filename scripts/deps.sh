@@ -26,7 +26,8 @@ need_pkg() { # debian-package test...
 case "$(uname -s)" in
 Darwin)
 	brew_missing=""
-	for f in pkg-config libplist sqlite libxml2 check; do
+	# Homebrew's formula is pkgconf (pkg-config is an alias of it)
+	for f in pkgconf libplist sqlite libxml2 check; do
 		brew list --versions "$f" >/dev/null 2>&1 || brew_missing="$brew_missing $f"
 	done
 	if [ -n "$brew_missing" ]; then

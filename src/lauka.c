@@ -46,6 +46,8 @@ int main(int argc, char **argv)
 		return finish(EXIT_USAGE);
 	}
 	const char *verb = argv[1];
+	if (!strcmp(verb, "-V"))	/* hyperfine's spelling */
+		verb = "--version";
 	if (verb[0] == '-' && strcmp(verb, "-h") && strcmp(verb, "--help") && strcmp(verb, "--version"))
 		return finish(cmd_record(argc, argv));
 	if (!strcmp(verb, "-h") || !strcmp(verb, "--help"))

@@ -153,6 +153,35 @@ START_TEST(test_json_fields)
 }
 END_TEST
 
+/* -P/-L: hyperfine's "parameters" after "exit_codes", values as JSON strings; none without a scan. */
+START_TEST(test_json_parameters)
+{
+	struct export_run r;
+	struct export_command cmds[2];
+	struct report_row rows[2][2];
+	const double *samples[2][2];
+	struct export_gate gate;
+	sample_run(&r, cmds, rows, samples, &gate);
+	static const char *const names[] = { "n", "size \"x\"" };
+	static const char *const values[] = { "1.50", "a,b" };
+	cmds[0].param_names = names;
+	cmds[0].param_values = values;
+	cmds[0].nparams = 2;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	export_json(f, &r);
+	fclose(f);
+	const char *res = strstr(buf, "\n  \"results\": [");
+	ck_assert_ptr_nonnull(res);
+	ck_assert_ptr_nonnull(strstr(res, "\"exit_codes\": [0, 0, 0], \"parameters\": {\"n\": \"1.50\", "
+					  "\"size \\\"x\\\"\": \"a,b\"}}"));
+	ck_assert_ptr_nonnull(strstr(res, "\"exit_codes\": []}"));	/* the second command: no values */
+	ck_assert_ptr_null(strstr(buf, "\"parameters\": {}"));
+	free(buf);
+}
+END_TEST
+
 extern Suite *export_suite(void);
 Suite *export_suite(void)
 {
@@ -162,6 +191,7 @@ Suite *export_suite(void)
 	tcase_add_test(tc, test_csv_shape);
 	tcase_add_test(tc, test_markdown_shape);
 	tcase_add_test(tc, test_json_fields);
+	tcase_add_test(tc, test_json_parameters);
 	suite_add_tcase(s, tc);
 	return s;
 }

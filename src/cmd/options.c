@@ -125,11 +125,74 @@ static int opt_match(const struct opt_spec *o, int argc, char **argv, int *i, co
 	return 0;
 }
 
+/*
+ * An option of o->value > 1 values, each its own argument (`-P n 1 10`): 1
+ * after handing each to o->set, 0 when argv[*i] is not o, -1 after an error.
+ */
+static int opt_multi(const struct opt_spec *o, void *ctx, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *what = o->value == 3 ? " NAME MIN MAX" : " NAME VALUES";
+	size_t eq = strcspn(a, "=");
+	if (a[eq] == '=' && ((!strncmp(a, o->name, eq) && !o->name[eq]) ||
+			     (o->alias && !strncmp(a, o->alias, eq) && !o->alias[eq]))) {
+		error("option '%.*s' takes %d values, each its own argument, not '='", (int)eq, a, o->value);
+		fix("write them after it, separated by spaces: %.*s%s", (int)eq, a, what);
+		return -1;
+	}
+	if (strcmp(a, o->name) && (!o->alias || strcmp(a, o->alias)))
+		return 0;
+	for (int k = 1; k <= o->value; k++)
+		if (*i + k >= argc || !strcmp(argv[*i + k], "--")) {
+			error("option '%s' needs %d values", a, o->value);
+			fix("write them after it: %s%s", a, what);
+			return -1;
+		}
+	for (int k = 1; k <= o->value; k++)
+		if (o->set(ctx, argv[*i + k]) < 0)
+			return -1;
+	*i += o->value;
+	return 1;
+}
+
+/*
+ * hyperfine's options that record spells otherwise or does without: what a
+ * hyperfine user gets instead (doc/hyperfine.md), or NULL.
+ */
+static const char *hyperfine_hint(const char *verb, const char *typed)
+{
+	static const struct {
+		const char *opt, *hint;
+	} tab[] = {
+		{ "--time-unit", "lauka picks each value's unit itself; --export-json has every sample in seconds or ns" },
+		{ "-u", "lauka picks each value's unit itself; --export-json has every sample in seconds or ns" },
+		{ "--export-asciidoc", "lauka exports --export-json, --export-csv and --export-markdown" },
+		{ "--export-orgmode", "lauka exports --export-json, --export-csv and --export-markdown" },
+		{ "--sort", "lauka lists the commands in the order given, each against the first" },
+		{ "--output", "the commands' output is discarded; --show-output shows it" },
+		{ "--input", "the commands read /dev/null" },
+		{ "-s", "hyperfine's -s is --setup here" },
+		{ "-M", "hyperfine's -M is --max-runs; here -n gives the number of runs" },
+		{ "-p", "hyperfine's -p is --prepare here" },
+		{ "-c", "hyperfine's -c is --cleanup here" },
+	};
+	if (strcmp(verb, "record"))
+		return NULL;
+	size_t len = strcspn(typed, "=");
+	for (size_t i = 0; i < sizeof(tab) / sizeof(*tab); i++)
+		if (strlen(tab[i].opt) == len && !strncmp(typed, tab[i].opt, len))
+			return tab[i].hint;
+	return NULL;
+}
+
 static int unknown_option(const struct opt_verb *v, const char *a)
 {
 	error("unknown option '%s'", a);
 	const char *best = opts_suggest(v->opts, v->nopts, a);
-	if (best)
+	const char *hf = hyperfine_hint(v->verb, a);
+	if (hf)
+		tip("%s (doc/hyperfine.md)", hf);
+	else if (best)
 		tip("did you mean '%s'?", best);
 	else
 		help_hint(v->verb);
@@ -149,8 +212,9 @@ int opts_parse(const struct opt_verb *v, void *ctx, int argc, char **argv, int *
 		const char *val = NULL;
 		size_t k;
 		for (k = 0; k < v->nopts && !r; k++)
-			r = opt_match(&v->opts[k], argc, argv, &i, &val);
-		if (r < 0 || (r > 0 && v->opts[k - 1].set(ctx, val) < 0))
+			r = v->opts[k].value > 1 ? opt_multi(&v->opts[k], ctx, argc, argv, &i)	/* set there */
+						 : opt_match(&v->opts[k], argc, argv, &i, &val);
+		if (r < 0 || (r > 0 && v->opts[k - 1].value <= 1 && v->opts[k - 1].set(ctx, val) < 0))
 			return -1;
 		if (r > 0)
 			continue;

@@ -18,7 +18,12 @@
 struct opt_spec {
 	const char *name;	/* "--long" */
 	const char *alias;	/* a short form ("-n") or another long name ("--json"), or NULL */
-	bool value;		/* takes a value: `--opt V`, `--opt=V`, and `-nV` for a short alias */
+	/*
+	 * 0: a flag.  1 (true): takes a value: `--opt V`, `--opt=V`, and `-nV`
+	 * for a short alias.  N > 1: N values, each its own argument (hyperfine's
+	 * `-P NAME MIN MAX`), handed to set() one at a time, in order.
+	 */
+	int value;
 	/* Stores the value (NULL for a flag) in ctx; prints its own error and returns < 0 when it is wrong. */
 	int (*set)(void *ctx, const char *v);
 };

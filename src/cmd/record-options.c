@@ -24,8 +24,11 @@ static void list_add(struct record_list *l, const char *v)
 
 static int one_runs(const char *v, unsigned long *out)
 {
-	if (opt_uint("-n", "number of runs", v, RECORD_MAX_RUNS, "10", out) < 0)
+	if (opt_uint("-n", "number of runs", v, RECORD_MAX_RUNS, "10", out) < 0) {
+		if (*v && strspn(v, "0123456789") != strlen(v))
+			tip("-n is the number of runs, as -r; hyperfine's -n (a command's name) is --command-name here");
 		return -1;
+	}
 	if (*out < RECORD_MIN_RUNS) {
 		error("minimum runs is %d (got %lu)", RECORD_MIN_RUNS, *out);
 		fix("use -n %d or higher", RECORD_MIN_RUNS);
@@ -178,7 +181,7 @@ SETTER(set_show_output, "--show-output", o->show_output = true)
 SETTER(set_plot, "--plot", o->plot = v)
 SETTER(set_guided, "--guided", o->guided = true)
 SETTER(set_explain, "--explain", o->explain = true)
-SETTER(set_shell, "--shell", o->shell = v)
+SETTER(set_shell, "--shell", o->shell = strcmp(v, "none") ? v : NULL)	/* hyperfine's --shell=none */
 SETTER(set_interleave, "--interleave", o->interleave = true)
 SETTER(set_passes, "--passes", o->passes = true)
 SETTER(set_no_interleave, "--no-interleave", o->no_interleave = true)
@@ -197,9 +200,104 @@ SETTER(set_any_runner, "--any-runner", o->any_runner = true)
 SETTER(set_git, "--git", o->git = true)
 #undef SETTER
 
+/*
+ * hyperfine's spellings, where they do not collide with lauka's contract
+ * (doc/hyperfine.md): -w, -r, -N, --style and the parameter scans.  -n stays
+ * lauka's run count (the seed's contract), not hyperfine's --command-name.
+ */
+static int set_shell_none(void *ctx, const char *v)
+{
+	(void)v;
+	((struct record_opts *)ctx)->shell = NULL;
+	return 0;
+}
+
+/* --style: hyperfine's output styles, mapped onto --color and the progress line. */
+static int set_style(void *ctx, const char *v)
+{
+	struct record_opts *o = ctx;
+	static const char *const names[] = { "full", "basic", "nocolor", "color", "none" };
+	size_t k = 0;
+	while (k < ARRAY_SIZE(names) && strcmp(v, names[k]))
+		k++;
+	if (k == ARRAY_SIZE(names)) {
+		error("invalid --style '%s'", v);
+		fix("use --style full, basic, nocolor, color or none (as hyperfine's)");
+		return -1;
+	}
+	o->color = k == 3 ? RECORD_COLOR_ANSI : k == 0 ? RECORD_COLOR_AUTO : RECORD_COLOR_NEVER;
+	o->no_progress = k == 1 || k == 4;
+	o->no_results = k == 4;
+	return 0;
+}
+
+static int add_param(struct record_opts *o, const char *opt, const char *name)
+{
+	if (opt_nonempty(opt, name) < 0)
+		return -1;
+	if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(name)) {
+		error("invalid parameter name '%s' for %s", name, opt);
+		fix("name it with letters, digits, '_' or '-', and write {NAME} where its value goes");
+		return -1;
+	}
+	for (size_t i = 0; i < o->nparams; i++)
+		if (!strcmp(o->params[i].name, name)) {
+			error("parameter '%s' given twice", name);
+			fix("give each parameter once, with all its values: -L %s a,b,c", name);
+			return -1;
+		}
+	o->params = xrealloc(o->params, (o->nparams + 1) * sizeof(*o->params));
+	o->params[o->nparams] = (struct record_param){ .name = name };
+	o->nparams++;
+	return 0;
+}
+
+/*
+ * -P NAME MIN MAX: NAME takes MIN, MIN + STEP, ... up to MAX (-D STEP,
+ * default 1); the parser hands the three values over one at a time.
+ */
+static int set_scan(void *ctx, const char *v)
+{
+	struct record_opts *o = ctx;
+	struct record_param *p = o->nparams ? &o->params[o->nparams - 1] : NULL;
+	if (p && !p->list && !p->max) {
+		if (opt_nonempty("-P", v) < 0)
+			return -1;
+		*(p->min ? &p->max : &p->min) = v;
+		return 0;
+	}
+	return add_param(o, "-P", v);
+}
+
+/* -L NAME V1,V2,...: NAME takes each value in turn. */
+static int set_list(void *ctx, const char *v)
+{
+	struct record_opts *o = ctx;
+	struct record_param *p = o->nparams ? &o->params[o->nparams - 1] : NULL;
+	if (p && p->list && !*p->list) {	/* the name came before: this is the list */
+		if (opt_nonempty("-L", v) < 0)
+			return -1;
+		p->list = v;
+		return 0;
+	}
+	if (add_param(o, "-L", v) < 0)
+		return -1;
+	o->params[o->nparams - 1].list = "";
+	return 0;
+}
+
+static int set_step(void *ctx, const char *v)
+{
+	struct record_opts *o = ctx;
+	if (opt_nonempty("-D", v) < 0)
+		return -1;
+	o->param_step = v;
+	return 0;
+}
+
 static const struct opt_spec options[] = {
 	{ "--runs", "-n", true, set_runs },
-	{ "--warmup", NULL, true, set_warmup },
+	{ "--warmup", "-w", true, set_warmup },
 	{ "--measurements", "-m", true, set_measurements },
 	{ "--backend", NULL, true, set_backend },
 	{ "--color", NULL, true, set_color },
@@ -230,6 +328,13 @@ static const struct opt_spec options[] = {
 	{ "--runner-class", NULL, true, set_runner_class },
 	{ "--any-runner", NULL, false, set_any_runner },
 	{ "--git", NULL, false, set_git },
+	/* hyperfine's spellings (see set_style above) */
+	{ "-r", NULL, true, set_runs },
+	{ "-N", NULL, false, set_shell_none },
+	{ "--style", NULL, true, set_style },
+	{ "--parameter-scan", "-P", 3, set_scan },
+	{ "--parameter-list", "-L", 2, set_list },
+	{ "--parameter-step-size", "-D", true, set_step },
 };
 
 /* A word before "--" is a command without its "--". */

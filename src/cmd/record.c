@@ -39,12 +39,17 @@ int cmd_record(int argc, char **argv)
 	else if (rc == EXIT_USAGE && !rec.cols)
 		help_hint("record");
 	else if (rc == 0) {
+		FILE *devnull = NULL;
+		if (rec.o.no_results && (devnull = fopen("/dev/null", "w")))
+			rec.out = devnull;	/* --style none: errors and exports only */
 		rec.ro.color = rec.o.color == RECORD_COLOR_ANSI ||
 			       (rec.o.color == RECORD_COLOR_AUTO && term_color_auto(fileno(rec.out)));
 		rec.ro.name_width = rec.name_width;
 		rec.ro.width = term_columns(STDOUT_FILENO);
 		record_measure(&rec);
 		rc = record_report(&rec);
+		if (devnull)
+			fclose(devnull);
 	}
 	record_release(&rec);
 	return rc;

@@ -27,4 +27,19 @@ void backend_need_root(int argc, char **argv);
  */
 void backend_root_tip(const struct lk_backend *b, const char *verb);
 
+/*
+ * After "cannot count EVENT with backend b" for an event that cannot count
+ * here: the way out, as one tip line, when one is known (perf without a
+ * hardware PMU, as on most VMs: "tip: no PMU here; --backend valgrind counts
+ * Ir, cache and branch misses by simulation").  Prints nothing otherwise.
+ */
+void backend_event_tip(const struct lk_backend *b, const struct lk_evsel *e);
+/* That tip alone, for a hardware event refused before any backend opened it. */
+void backend_no_pmu_tip(void);
+/*
+ * After "backend b cannot run here: WHY" (other than for lack of root): what
+ * to install or which backend works instead, for `lauka VERB`.
+ */
+void backend_unusable_tip(const struct lk_backend *b, const char *verb, const char *why);
+
 #endif

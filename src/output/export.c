@@ -229,7 +229,19 @@ static void json_hyperfine_result(FILE *f, const struct export_command *ec)
 	fputs("], \"exit_codes\": [", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%d", i ? ", " : "", ec->exit_codes ? ec->exit_codes[i] : ec->exit_code);
-	fputs("]}", f);
+	fputs("]", f);
+	/* hyperfine's parameter values, strings as it writes them; only with -P/-L, as hyperfine */
+	if (ec->nparams && ec->param_values) {
+		fputs(", \"parameters\": {", f);
+		for (size_t k = 0; k < ec->nparams; k++) {
+			fputs(k ? ", " : "", f);
+			export_json_str(f, ec->param_names[k]);
+			fputs(": ", f);
+			export_json_str(f, ec->param_values[k]);
+		}
+		fputs("}", f);
+	}
+	fputs("}", f);
 	free(t);
 	free(sorted);
 }

@@ -32,6 +32,10 @@ struct export_command {
 	const char *diagnosis;		/* record --explain: the JSON "diagnosis" object, or NULL */
 	const char *verdict;		/* with it: memory-bound, branch-bound or neither (CSV, Markdown) */
 	const char *delta_cause;	/* and for a later command: work, memory, branch, mixed or none (else NULL) */
+	/* -P/-L: the parameters' names and this command's values ("results"[].parameters, as hyperfine's) */
+	const char *const *param_names;
+	const char *const *param_values;
+	size_t nparams;
 };
 
 struct export_gate {

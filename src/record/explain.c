@@ -238,8 +238,8 @@ static const char *model_text(const struct explain *x, char *buf, size_t len)
 {
 	if (x->costs.model == DIAG_MODEL_VALGRIND)
 		snprintf(buf, len, "estimated cycles = %s + %g x %s + %g x %s (valgrind has no cycles: one per instruction, "
-			 "35 per LL miss as in the estimated cycles of iai and Gungraun, 26 per mispredict as the paper "
-			 "measured on M3)", x->role[DIAG_WORK]->name, DIAG_VG_MISS_COST,
+			 "35 per LL miss as in the estimated cycles of iai and Gungraun, 26 per mispredict as measured on "
+			 "an M3 Pro in \"Reading Apple Silicon's performance counters without root\", section 7.2)", x->role[DIAG_WORK]->name, DIAG_VG_MISS_COST,
 			 x->role[DIAG_MEMORY] ? x->role[DIAG_MEMORY]->name : "-", DIAG_VG_MISPREDICT_COST,
 			 x->role[DIAG_BRANCH] ? x->role[DIAG_BRANCH]->name : "-");
 	else if (x->costs.model == DIAG_MODEL_CYCLES)

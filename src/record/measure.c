@@ -582,7 +582,7 @@ static void redraw_progress(void *prog)
 void record_measure(struct record *rec)
 {
 	xctrace_record_note(rec->be, (unsigned long)rec->nslots);	/* every warm-up and run */
-	progress_init(&rec->prog, !rec->o.show_output);
+	progress_init(&rec->prog, !rec->o.show_output && !rec->o.no_progress);
 	rec->run.idle = redraw_progress;	/* a long run's line moves on: its time, the ETA */
 	rec->run.idle_arg = &rec->prog;
 	progress_units(&rec->prog, (double)(rec->nslots + (rec->have_shell_cost ? rec->shell_cost.planned : 0)));

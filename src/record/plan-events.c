@@ -113,6 +113,7 @@ static int unknown_name(struct record *rec, const char *name, const struct lk_pm
 	if (other && other->detect && other->detect(why, sizeof(why)) == -LK_EPERM) {
 		error("'%s' is a %s counter and needs root: %s", name, other->name, why);
 		backend_need_root(rec->argc, rec->argv);
+		backend_root_tip(other, "record");
 		return EXIT_COUNTERS;
 	}
 	char model[64];
@@ -122,6 +123,7 @@ static int unknown_name(struct record *rec, const char *name, const struct lk_pm
 			error("cannot count '%s' with the %s backend: this machine exposes no 'cpu' PMU (virtual "
 			      "machines usually don't pass it through): vendor events cannot be counted here", name, be->name);
 			tip("it is an event of libpfm4's '%s' tables: lauka counters --pmu %s --details", model, model);
+			backend_no_pmu_tip();
 			return EXIT_COUNTERS;
 		}
 #endif
@@ -373,6 +375,7 @@ static int refuse_uncountable(const struct record *rec, const struct lk_evsel *s
 		if (sel[i].err) {
 			error("cannot count '%s' with the %s backend: %s", sel[i].ev->name, rec->be->name,
 			      sel[i].why[0] ? sel[i].why : lk_strerror(sel[i].err));
+			backend_event_tip(rec->be, &sel[i]);
 			return EXIT_COUNTERS;
 		}
 	return 0;
@@ -462,6 +465,7 @@ int plan_backends(struct record *rec)
 					backend_need_root(rec->argc, rec->argv);
 					backend_root_tip(be, "record");
 				}
+				backend_event_tip(be, e);
 				backend_inst_close(bi);
 				return EXIT_COUNTERS;
 			}

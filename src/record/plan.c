@@ -189,6 +189,8 @@ void record_release(struct record *rec)
 		free(rec->o.hooks[k].v);
 	}
 	free(rec->o.names.v);
+	free(rec->o.params);
+	plan_scan_release(rec);
 	free(rec->o.ok_codes);
 	free(rec->o.measurements_buf);
 	free(rec->o.runs_each);

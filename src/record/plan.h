@@ -11,6 +11,8 @@ struct record_prog;
 
 /* plan-commands.c: commands, hooks and -S; `SHELL -c TEXT` as a program. */
 int plan_commands(struct record *rec);
+/* What plan_commands allocated for -P/-L (record_release calls it). */
+void plan_scan_release(struct record *rec);
 void shell_prog(const struct record *rec, const char *text, struct record_prog *p);
 /* plan-events.c: backend, catalogue, names, scheduling, backends, columns. */
 int plan_catalogue(struct record *rec);

@@ -45,6 +45,17 @@ extern const char *const record_hook_names[HOOK_COUNT];	/* "setup", ... as in --
 
 enum record_export_kind { EXPORT_JSON, EXPORT_CSV, EXPORT_MARKDOWN, EXPORT_COUNT };
 
+/*
+ * A parameter of hyperfine's scans: `{NAME}` in a command is replaced by each
+ * of its values, and every combination of the parameters' values becomes a
+ * command (record/plan-commands.c).
+ */
+struct record_param {
+	const char *name;
+	const char *list;			/* -L: the values, comma-separated as given; NULL for -P */
+	const char *min, *max;			/* -P: the range, as given */
+};
+
 /* A list of option values (repeatable options). */
 struct record_list {
 	const char **v;
@@ -84,6 +95,12 @@ struct record_opts {
 	bool git;				/* --git: baselines in git notes (catalog/notes.h) */
 	char **cmds;				/* the arguments after -- */
 	size_t ncmds;
+	/* hyperfine's spellings (cmd/record-options.c): --style, and the parameter scans -P/-L/-D */
+	bool no_progress;			/* --style basic or none: no progress line */
+	bool no_results;			/* --style none: no table on standard output (exports are still written) */
+	struct record_param *params;		/* -P NAME MIN MAX, -L NAME V1,V2: expanded in record/plan-commands.c */
+	size_t nparams;
+	const char *param_step;			/* -D STEP (with -P) */
 };
 
 /* A program lauka runs: a measured command or a hook. */
@@ -105,6 +122,7 @@ struct record_col {
 struct record_cmd {
 	struct record_prog prog;
 	const char *name;			/* --command-name, or NULL */
+	const char *const *param_values;	/* -P/-L: this command's values, one per rec->scan.names; or NULL */
 	const struct record_prog *hook[HOOK_COUNT];	/* NULL when not given */
 	unsigned long warmups, planned;		/* warm-ups and measured runs to do */
 	size_t slots_left;			/* runs (warm-ups included) still ahead in the order */
@@ -130,6 +148,17 @@ struct record_cmd {
 	char *diagnosis;			/* --explain: its JSON object */
 };
 
+/* hyperfine's parameter scans, expanded into commands (record/plan-commands.c owns these) */
+struct record_scan {
+	size_t nparams, ncombos;
+	size_t norig;				/* the commands as given: ncmds = ncombos * norig */
+	const char **names;			/* [nparams] */
+	char **values;				/* [ncombos * nparams]: combination c's values at c * nparams */
+	char **strs;				/* the commands, names and hooks with values put in */
+	size_t nstrs;
+	char **cmds;				/* what o.cmds points to after the expansion */
+};
+
 struct record_gate {
 	const char *spec;	/* as given */
 	char *name;		/* the measurement named */
@@ -148,6 +177,7 @@ struct record {
 	int argc;
 	char **argv;
 	struct record_opts o;
+	struct record_scan scan;		/* -P/-L (plan-commands.c) */
 
 	/* plan */
 	const struct lk_backend *be;		/* counter backend, NULL: rusage only */

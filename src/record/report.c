@@ -424,6 +424,7 @@ static void fill_export(const struct record_cmd *c, const struct record *rec, st
 		.diagnosis = c->diagnosis,
 		.verdict = c->diagnosis ? diag_verdict_names[c->ex.rd.verdict] : NULL,
 		.delta_cause = c->diagnosis && c->ex.has_cause ? diag_cause_names[c->ex.cause] : NULL,
+		.param_names = rec->scan.names, .param_values = c->param_values, .nparams = rec->scan.nparams,
 	};
 }
 

@@ -23,6 +23,8 @@ lauka record --backend valgrind -m Ir,D1|$d1
 lauka help ca|calibrate
 lauka --color a|ansi
 auto
+lauka --style n|nocolor
+none
 lauka calibrate --p|--plot
 --pmu
 lauka counters --|$counters_long
