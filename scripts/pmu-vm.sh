@@ -129,7 +129,10 @@ while [ $i -le $nadd ]; do
 	i=$((i + 1))
 done
 printf '%s\n' "$*" > "$root/command"
-echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+# root, and an unprivileged user for what an ordinary account sees (su lauka -c ...).
+printf 'root:x:0:0:root:/root:/bin/sh\nlauka:x:1000:1000:lauka:/home/lauka:/bin/sh\n' > "$root/etc/passwd"
+printf 'root:x:0:\nlauka:x:1000:\n' > "$root/etc/group"
+mkdir -p "$root/home"
 
 # /init: mount what lauka reads (/proc, /sys, perf's sysfs), run the command with its output in
 # files, then print them base64-encoded between markers on the console (the serial line adds
@@ -143,6 +146,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tmpfs tmp /tmp
 mount -t tmpfs home /root
+mount -t tmpfs home /home
+mkdir -p /home/lauka && chown 1000:1000 /home/lauka && chmod 1777 /tmp
 export PATH=/usr/bin:/bin HOME=/root LD_LIBRARY_PATH=/lib/aarch64-linux-gnu TMPDIR=/tmp
 dmesg -n 1
 echo "@@pmu-vm booted@@"
