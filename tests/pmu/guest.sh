@@ -87,6 +87,26 @@ else
 	bad "record --passes" "exit $rc, instructions $1 inst_retired $2 (alone: $alu1): $(head -c 300 $err)"
 fi
 
+# calibrate's plan: no pass holds more hardware events (Arm raw, the CPU PMU's sysfs events,
+# the generic hardware ones) than the driver has counters.
+as_user 'lauka counters -d' >$out 2>&1
+hw=$(awk '/\/event=0x/ || $1 ~ /^armv8/ { print $1 }' $out | tr 'A-Z' 'a-z' | tr '\n' ' ')
+hw="$hw cycles instructions branches branch-misses cache-references cache-misses bus-cycles ref-cycles"
+hw="$hw stalled-cycles-frontend stalled-cycles-backend"
+as_user 'lauka calibrate --backend perf --quick --dry-run' >/tmp/plan 2>$err
+worst=$(grep '^pass [0-9]*:' /tmp/plan | while read -r _ _ evs; do
+	n=0
+	for e in $evs; do
+		case " $hw " in *" $(echo "$e" | tr 'A-Z' 'a-z') "*) n=$((n + 1)) ;; esac
+	done
+	echo $n
+done | sort -n | tail -n 1)
+if [ -n "$worst" ] && [ "$worst" -ge 2 ] && [ "$worst" -le "$ncnt" ]; then
+	ok "calibrate plan: at most $worst hardware events a pass ($ncnt counters)"
+else
+	bad "calibrate plan" "a pass with '$worst' hardware events for $ncnt counters"
+fi
+
 # calibrate: verdicts that match what this PMU does.
 as_user 'lauka calibrate --backend perf --quick' >/tmp/cal 2>$err
 rc=$?
