@@ -7,7 +7,11 @@ PROBE_ARCH_x86_64  := x86_64
 PROBE_ARCH_amd64   := x86_64
 PROBE_ARCH_aarch64 := aarch64
 PROBE_ARCH_arm64   := aarch64
-PROBE_ARCH   := $(PROBE_ARCH_$(UNAME_M))
+# The probes' assembly follows the compiler's target, not the host: `make
+# CC=aarch64-linux-gnu-gcc` (and `make cross-aarch64`, mk/cross.mk) build the
+# aarch64 loops on an x86_64 host.
+PROBE_TARGET_M := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)) $(UNAME_M))
+PROBE_ARCH   := $(PROBE_ARCH_$(PROBE_TARGET_M))
 PROBE_CFLAGS := -std=c11 -O2 -g $(WARN) -Iprobes
 PROBE_C      := probes/lauka-probe.c probes/branch.c probes/store.c
 PROBE_HDR    := probes/probe.h probes/asm.h

@@ -9,6 +9,10 @@
 #                             ruby (tests skip what is absent)
 #   scripts/deps.sh demo    build + valgrind
 #   scripts/deps.sh fuzz    build + clang and its libFuzzer runtime (make fuzz; CI)
+#   scripts/deps.sh pmu     build + what make check-pmu needs: qemu-system-aarch64, the
+#                             aarch64 cross compiler, cpio and the arm64 multiarch -dev
+#                             libraries (adds dpkg's arm64 architecture; scripts/pmu-vm.sh
+#                             fetches the guest kernel and busybox itself)
 #
 # Debian/Ubuntu: apt-get, as root or through sudo.  macOS: Homebrew.
 set -eu
@@ -81,6 +85,16 @@ fuzz)
 	need_pkg libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1' ;;
 demo)
 	need_pkg valgrind have valgrind ;;
+pmu)
+	need_pkg qemu-system-arm have qemu-system-aarch64
+	need_pkg gcc-aarch64-linux-gnu have aarch64-linux-gnu-gcc
+	need_pkg libc6-dev-arm64-cross test -f /usr/aarch64-linux-gnu/include/stdio.h
+	need_pkg cpio have cpio
+	a=/usr/lib/aarch64-linux-gnu
+	need_pkg libplist-dev:arm64 test -f $a/pkgconfig/libplist-2.0.pc
+	need_pkg libsqlite3-dev:arm64 test -f $a/pkgconfig/sqlite3.pc
+	need_pkg libxml2-dev:arm64 test -f $a/pkgconfig/libxml-2.0.pc
+	need_pkg libpfm4-dev:arm64 test -f $a/libpfm.so ;;
 esac
 
 [ -z "$missing" ] && exit 0
@@ -97,6 +111,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing with apt-get:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# The guest's libraries, kernel and busybox are arm64 packages: dpkg must know that architecture.
+if [ "$what" = pmu ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	$sudo dpkg --add-architecture arm64
+fi
 # A fresh machine has no package lists yet; refresh them once.
 $sudo apt-get update -qq >/dev/null
 $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -206,6 +206,9 @@ static const struct {
 	  "memory-bound-like" },
 	{ "ratio fails", 10, { 0.05, 1, 0, 0 }, 1, CALIB_MEASURED, "any\tX\tchase\t>=100x alu\t-\n", "off by 80%",
 	  "memory-bound-like" },
+	/* a "cycles" that counts instructions (QEMU's PMU): a chase step costs what an alu iteration does */
+	{ "does not see memory", 1e5, { 2, 3, 2.5, 2 }, 1, CALIB_MEASURED, "any\tX\tchase\t>=20x alu\t-\n",
+	  "does not see memory (chase)", "work-like" },
 	{ "silent", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "", "silent", "none" },
 	{ "silent, zero expected", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t0\t0.001\n", "silent", "none" },
 	{ "silent, response expected", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t2\t0.001\n",
@@ -279,6 +282,7 @@ static const struct {
 } failed_cases[] = {
 	{ "validated", false }, { "linear", false }, { "unsupported", false }, { "unschedulable", false },
 	{ "off by 12%", true }, { "not linear", true }, { "silent", false },
+	{ "does not see memory (chase)", true },
 };
 
 START_TEST(test_verdict_failed)

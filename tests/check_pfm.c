@@ -46,6 +46,19 @@ START_TEST(test_perf_string)
 }
 END_TEST
 
+/* Pure: Arm encodings, written out from the Arm ARM's PMUv3 event numbers (0x08 INST_RETIRED). */
+START_TEST(test_arm_perf_string)
+{
+	char buf[64];
+	pfmcat_arm_perf_string("armv8_pmuv3_0", 0x08, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "armv8_pmuv3_0/event=0x8/");
+	pfmcat_arm_perf_string(NULL, 0x11, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "r11");
+	ck_assert(pfmcat_is_arm("arm_ac57"));
+	ck_assert(!pfmcat_is_arm("amd64_fam19h_zen4") && !pfmcat_is_arm("skl"));
+}
+END_TEST
+
 /* Pure: the counters an encoding may use (Intel SDM 3B fixed counters; Linux FIXED_EVENT_CONSTRAINT). */
 static const struct {
 	bool intel;
@@ -309,6 +322,7 @@ Suite *pfm_suite(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, test_perf_string, 0, (int)ARRAY_SIZE(strings));
 	tcase_add_loop_test(tc, test_counters, 0, (int)ARRAY_SIZE(counters));
+	tcase_add_test(tc, test_arm_perf_string);
 	tcase_add_test(tc, test_names);
 #ifdef LAUKA_HAVE_LIBPFM
 	tcase_add_loop_test(tc, test_model_counts, 0, (int)ARRAY_SIZE(models));

@@ -346,6 +346,22 @@ static void set_off_by(char *buf, size_t len, double miss)
 		snprintf(buf, len, "off by %.2g%%", miss);
 }
 
+/*
+ * A memory probe's ratio check that fails because the event responds to a chase step about as
+ * it does to an alu iteration (less than twice): the event does not see memory latency at all,
+ * which is what a "cycles" that only counts instructions looks like (QEMU's PMU under -icount,
+ * whose cycle counter is its instruction counter).  Named so, not as a percentage.
+ */
+static bool blind_to_memory(const struct calib_expect *x, const char *const *probes, const double *response,
+			    size_t nprobes)
+{
+	int p = probe_index(probes, nprobes, x->probe), q = probe_index(probes, nprobes, x->ref);
+	if (x->check != CALIB_RATIO || !is_memory_probe(x->probe) || p < 0 || q < 0)
+		return false;
+	double r = response[p], ref = response[q];
+	return isfinite(r) && isfinite(ref) && r > CALIB_SILENT && ref > CALIB_SILENT && r < 2 * ref;
+}
+
 void calib_judge(const char *const *probes, const struct calib_counts *counts, size_t nprobes,
 		 enum calib_state state, const struct calib_expect *const *checks, size_t nchecks,
 		 struct calib_result *out)
@@ -386,16 +402,21 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 	out->profile = calib_profile(probes, effective, nprobes);
 	double worst = 0;
 	size_t applied = 0;
+	const struct calib_expect *blind = NULL;
 	for (size_t k = 0; k < nchecks; k++) {
 		bool applicable;
 		double miss = check_miss(checks[k], probes, counts, out->response, nprobes, &applicable);
 		if (applicable) {
 			applied++;
 			worst = fmax(worst, miss);
+			if (miss > 0 && !blind && blind_to_memory(checks[k], probes, out->response, nprobes))
+				blind = checks[k];
 		}
 	}
 	if (!silent && !linear)
 		snprintf(out->verdict, sizeof(out->verdict), "not linear");
+	else if (blind)
+		snprintf(out->verdict, sizeof(out->verdict), "does not see memory (%.6s)", blind->probe);
 	else if (worst > 0)
 		set_off_by(out->verdict, sizeof(out->verdict), worst);
 	else if (silent)
@@ -409,5 +430,6 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 
 bool calib_verdict_failed(const char *verdict)
 {
-	return verdict && (!strncmp(verdict, "off by", 6) || !strcmp(verdict, "not linear"));
+	return verdict && (!strncmp(verdict, "off by", 6) || !strcmp(verdict, "not linear") ||
+			   !strncmp(verdict, "does not see memory", 19));
 }

@@ -143,8 +143,8 @@ bool calib_significant(const struct calib_counts *c);
 const char *calib_profile(const char *const *probes, const double *response, size_t nprobes);
 
 /*
- * Should `record` warn about an event with this verdict?  True for "off by"
- * and "not linear"; false for validated, linear and silent (nothing
+ * Should `record` warn about an event with this verdict?  True for "off by",
+ * "not linear" and "does not see memory (chase)"; false for validated, linear and silent (nothing
  * contradicts the counter), unsupported and unschedulable (record cannot
  * count those anyway).
  */

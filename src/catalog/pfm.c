@@ -77,6 +77,24 @@ void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf
 	snprintf(buf, len, "cpu/event=0x%" PRIx64 ",umask=0x%x%s/", event, (unsigned)((config >> 8) & 0xff), extra);
 }
 
+/*
+ * Arm: libpfm4 has the arm_* tables (arm_ac57, arm_n1, ...) only in its Arm builds.  An event is
+ * PMEVTYPER's 16-bit number (Arm ARM D7.10), which the kernel's PMUv3 driver takes as
+ * PERF_TYPE_RAW config or as event=config:0-15 of its own PMU device; no umask, no cmask.
+ */
+bool pfmcat_is_arm(const char *model)
+{
+	return model && !strncmp(model, "arm_", 4);
+}
+
+void pfmcat_arm_perf_string(const char *device, uint64_t config, char *buf, size_t len)
+{
+	if (device && *device)
+		snprintf(buf, len, "%s/event=0x%" PRIx64 "/", device, config & 0xffff);
+	else
+		snprintf(buf, len, "r%" PRIx64, config & 0xffff);
+}
+
 bool pfmcat_is_intel(const struct lk_pmu *pmu)
 {
 	return pmu && pmu->name && strncmp(pmu->name, "amd", 3) != 0;
@@ -287,7 +305,7 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 	out->kind = xstrdup("pfm");
 	out->name = xstrdup(pi.name);
 	out->marketing_name = xstrdup(pi.desc);
-	out->arch = xstrdup("x86_64");
+	out->arch = xstrdup(pfmcat_is_arm(pi.name) ? "arm64" : "x86_64");
 	out->source = xasprintf("libpfm4 %s", pfmcat_version());
 	out->config_mask = pi.num_cntrs >= 32 ? UINT64_C(0xffffffff) : (UINT64_C(1) << pi.num_cntrs) - 1;
 	for (int f = 0; f < pi.num_fixed_cntrs && f < 32; f++)

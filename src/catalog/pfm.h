@@ -90,6 +90,14 @@ void pfmcat_counters(bool intel, uint64_t config, unsigned ngp, unsigned nfixed,
  */
 void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf, size_t len);
 
+/* Is this libpfm4 model one of Arm's PMUv3 tables (arm_ac57, arm_n1, ...)? */
+bool pfmcat_is_arm(const char *model);
+/*
+ * An Arm raw encoding as perf accepts it: "DEVICE/event=0x8/" for the CPU's PMU device
+ * (armv8_pmuv3_0, armv8_pmuv3, armv8_cortex_a57: its sysfs name), "r8" without one.
+ */
+void pfmcat_arm_perf_string(const char *device, uint64_t config, char *buf, size_t len);
+
 /* Intel's field layout (not AMD's, by the model's name) for a catalogue's raw encodings. */
 bool pfmcat_is_intel(const struct lk_pmu *pmu);
 

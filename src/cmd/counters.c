@@ -198,13 +198,31 @@ static char *display(const struct lk_pmu *p, const char *name)
 	return pmu_shown_name(p, name);
 }
 
-/* perf stat's spelling of a raw x86 encoding (vendor events), or "" for other events. */
+/* The Arm CPU PMU's sysfs device, as the catalogue's "armv8_pmuv3/inst_retired/" names show it, or "". */
+static void arm_device(const struct lk_pmu *p, char *dev, size_t len)
+{
+	dev[0] = '\0';
+	for (size_t i = 0; i < p->nevents; i++) {
+		const char *n = p->events[i].name, *slash = strchr(n, '/');
+		if (!strncmp(n, "armv8", 5) && slash && (size_t)(slash - n) < len) {
+			snprintf(dev, len, "%.*s", (int)(slash - n), n);
+			return;
+		}
+	}
+}
+
+/* perf stat's spelling of a raw x86 or Arm encoding (vendor events), or "" for other events. */
 static void encoding(const struct lk_pmu *p, const struct lk_event *e, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	if (e->perf_type == 4 /* PERF_TYPE_RAW */ && (!p->arch || !strcmp(p->arch, "x86_64")) &&
-	    strcmp(p->kind, "kpep"))
+	if (e->perf_type == 4 /* PERF_TYPE_RAW */ && p->arch && !strcmp(p->arch, "arm64") && strcmp(p->kind, "kpep")) {
+		char dev[64];
+		arm_device(p, dev, sizeof(dev));
+		pfmcat_arm_perf_string(dev, e->number, buf, len);
+	} else if (e->perf_type == 4 /* PERF_TYPE_RAW */ && (!p->arch || !strcmp(p->arch, "x86_64")) &&
+		   strcmp(p->kind, "kpep")) {
 		pfmcat_perf_string(pfmcat_is_intel(p), e->number, e->config1, buf, len);
+	}
 }
 
 /*

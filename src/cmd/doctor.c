@@ -42,6 +42,7 @@
 #include <mach-o/dyld.h>
 #endif
 #ifdef __linux__
+#include <dirent.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #endif
@@ -364,6 +365,60 @@ static int perf_open(uint64_t config, bool exclude_kernel)
 	return 0;
 }
 
+/* One event of the group test: cycles leads (disabled), instructions follow; user mode only. */
+static long group_open(uint64_t config, int leader)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = config;
+	a.disabled = leader < 0;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return syscall(SYS_perf_event_open, &a, 0, -1, leader, 0);
+}
+
+/*
+ * The CPU's PMU as the kernel shows it: the sysfs devices that name an instructions event
+ * (cpu, cpu_core, armv8_pmuv3_0, ...), and how many events one group may hold.  The kernel
+ * checks at open that a whole group fits its counters (x86 and Arm validate_group), so a group
+ * of cycles plus instructions grows until it is refused: the counters it offers, measured.
+ */
+static void pmu_devices(struct doctor *d)
+{
+	const char *root = getenv("LAUKA_SYSFS_PMUS");
+	root = root && *root ? root : "/sys/bus/event_source/devices";
+	struct strbuf names = STRBUF_INIT;
+	DIR *dir = opendir(root);
+	for (struct dirent *e; dir && (e = readdir(dir));) {
+		char path[PATH_MAX];
+		bool cpu = false;
+		static const char *const evs[] = { "instructions", "inst_retired" };
+		for (size_t i = 0; i < ARRAY_SIZE(evs) && e->d_name[0] != '.'; i++) {
+			snprintf(path, sizeof(path), "%s/%s/events/%s", root, e->d_name, evs[i]);
+			cpu |= access(path, F_OK) == 0;
+		}
+		if (cpu)
+			strbuf_addf(&names, "%s%s", names.len ? ", " : "", e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	int fds[64], n = 0;
+	long fd = group_open(PERF_COUNT_HW_CPU_CYCLES, -1);
+	while (fd >= 0 && n < (int)ARRAY_SIZE(fds)) {
+		fds[n++] = (int)fd;
+		fd = group_open(PERF_COUNT_HW_INSTRUCTIONS, fds[0]);
+	}
+	int refused = fd < 0 ? errno : 0;
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	add(d, "PMU", names.len ? V_OK : V_INFO, "a CPU PMU device in sysfs, and a group of its counters",
+	    "%s; a group of %d (cycles + %d instructions) opens%s%s", names.len ? strbuf_str(&names) : "no CPU PMU device",
+	    n, n ? n - 1 : 0, refused ? ", one more is refused: " : "", refused ? strerror(refused) : "");
+	strbuf_release(&names);
+}
+
 static void linux_facts(struct doctor *d, bool perf, bool valgrind)
 {
 	if (perf) {
@@ -400,6 +455,7 @@ static void linux_facts(struct doctor *d, bool perf, bool valgrind)
 		    "open: %s; fail: %s%s%s%s", ok.len ? strbuf_str(&ok) : "none", bad.len ? strbuf_str(&bad) : "none",
 		    first_err ? " (" : "", first_err ? strerror(first_err) : "", first_err ? ")" : "");
 		if (core) {
+			pmu_devices(d);
 			int rk = perf_open(PERF_COUNT_HW_INSTRUCTIONS, false);
 			add(d, "kernel mode", V_INFO, "counted when paranoid <= 1 or root; else exclude_kernel=1 (user only)",
 			    "%s", rk == 0 ? "instructions open with kernel mode" : "user mode only (exclude_kernel=1 needed)");

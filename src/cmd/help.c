@@ -255,6 +255,8 @@ static const char calibrate_usage[] =
 	"                          lauka, else the one installed in LIBEXECDIR/lauka)\n"
 	"  LAUKA_EXPECTATIONS      a file of expectations to use instead of the\n"
 	"                          built-in ones\n"
+	"  LAUKA_CALIB_SCALES      small: the valgrind backend's smaller probe\n"
+	"                          scales on any backend (an emulated CPU)\n"
 	"  LAUKA_VALGRIND_ENV      pin (default: PATH, HOME, LC_ALL=C only) or\n"
 	"                          inherit the environment of commands run under\n"
 	"                          valgrind\n"

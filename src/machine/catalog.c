@@ -153,6 +153,25 @@ static bool known(const struct lk_pmu *pmu, size_t n, size_t a, const char *name
 }
 
 /*
+ * On an Arm PMU the generic hardware events (cycles, instructions) and the CPU PMU's sysfs
+ * events (armv8_pmuv3_0/inst_retired/) take one of its counters like any raw event: the
+ * kernel maps them to PMUv3 event numbers.  Without a mask the scheduler would pass any
+ * number of them as "no constraint", and record --passes would leave to the kernel's
+ * multiplexing what it should split (seen under QEMU: 8 events on 7 counters, scaled).
+ * Only the first n events (the backend's own) are touched; the generic cache events keep
+ * "any" (most Arm kernels map few of them, and unsupported ones are never scheduled).
+ */
+static void arm_generic_counters(struct lk_pmu *pmu, size_t n, uint64_t mask)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct lk_event *e = &pmu->events[i];
+		bool sysfs_cpu = e->perf_type >= 6 && !strncmp(e->name, "armv8", 5);
+		if (!e->counters_mask && e->fixed_counter < 0 && (e->perf_type == 0 /* HARDWARE */ || sysfs_cpu))
+			e->counters_mask = mask;
+	}
+}
+
+/*
  * The events of the core PMUs libpfm4 finds here join the backend's
  * catalogue (perf: `record -m mem_load_retired.l1_miss` next to `cycles`);
  * a name the catalogue already has keeps its first meaning.
@@ -178,6 +197,8 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char *err, size_
 			pmu->config_mask = v.config_mask;
 			pmu->fixed_mask = v.fixed_mask;
 		}
+		if (pfmcat_is_arm(models[m]))
+			arm_generic_counters(pmu, n0, v.config_mask);
 		pmu_release(&v);
 		pmu_sort(pmu);
 	}

@@ -6,6 +6,7 @@
  * text; columns are sized from the longest label so nothing overlaps.
  */
 #include "output/plot.h"
+#include "catalog/calib.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -144,7 +145,7 @@ static const char *verdict_style(const char *v)
 {
 	if (v && !strcmp(v, "validated"))
 		return " fill=\"#1a7f37\" font-weight=\"bold\"";
-	if (v && (!strncmp(v, "off by", 6) || !strcmp(v, "not linear")))
+	if (v && calib_verdict_failed(v))
 		return " fill=\"#c62828\" font-weight=\"bold\"";
 	if (v && !strcmp(v, "linear"))
 		return " fill=\"#0b5cad\"";

@@ -234,6 +234,20 @@ static void print_rate(FILE *f, size_t width, const char *label, const struct di
 	line(f, width, EXPLAIN_INDENT, "  %-10s %.3g per %s: %s, %s%s", label, r->per_unit, work, c, p, of);
 }
 
+/* A cycles event calibrate found blind to the chase probe's memory latency (QEMU's PMU), "cycles" first. */
+static const char *memory_blind(const struct explain *x)
+{
+	const char *any = NULL;
+	for (size_t i = 0; i < x->nev; i++) {
+		if (!x->ev[i].verdict || strncmp(x->ev[i].verdict, "does not see memory", 19))
+			continue;
+		if (!lk_strcasecmp(x->ev[i].name, "cycles"))
+			return x->ev[i].name;
+		any = any ? any : x->ev[i].name;
+	}
+	return any;
+}
+
 static const char *model_text(const struct explain *x, char *buf, size_t len)
 {
 	if (x->costs.model == DIAG_MODEL_VALGRIND)
@@ -246,6 +260,9 @@ static const char *model_text(const struct explain *x, char *buf, size_t len)
 		snprintf(buf, len, "%s, with this machine's costs from calibration: %.3g per miss, %.3g per mispredict "
 			 "beyond %.3g per %s", x->role[DIAG_CYCLES]->name, x->costs.miss, x->costs.mispredict, x->costs.cpi,
 			 x->role[DIAG_WORK]->name);
+	else if (memory_blind(x))
+		snprintf(buf, len, "none (no validated cycles event: this machine's %s does not see memory, so no "
+			 "miss has a cost here)", memory_blind(x));
 	else
 		snprintf(buf, len, "none (no validated cycles event)");
 	return buf;

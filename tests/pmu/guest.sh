@@ -1,0 +1,144 @@
+#!/bin/sh
+# tests/pmu/guest.sh: lauka against a real kernel PMU driver, run inside the arm64 guest of
+# scripts/pmu-vm.sh (one boot for every check; tests/pmu/run.sh starts it).  Prints one
+# "ok - NAME" or "not ok - NAME: why" line per check and exits 1 if any failed.
+#
+# The truth each check compares with is the kernel's or the architecture's, never lauka's:
+# the driver's own "N counters available" line, the event numbers in the PMU's sysfs folder,
+# the alu loop's two instructions per iteration (probes/aarch64/alu.S), and what QEMU's PMU
+# is known to do (doc/linux-events.md): INST_RETIRED exact, CPU_CYCLES equal to it, 0x10 and
+# 0x03 accepted and never moving, the generic branch-misses and cache-misses refused.
+#
+# Counting runs as an ordinary user (perf_event_paranoid 2: user mode only, as most people
+# count) with address-space randomisation off, so ld.so's start-up is the same in every run
+# and the instruction counts are exact.
+fails=0
+ok() { echo "ok - $1"; }
+bad() { echo "not ok - $1: $2"; fails=$((fails + 1)); }
+as_user() { su lauka -c "cd /home/lauka && LAUKA_CALIB_SCALES=small $1"; }
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+echo 0 > /proc/sys/kernel/randomize_va_space
+out=/tmp/out err=/tmp/err
+
+# The PMU device and the counters the driver announced.
+dev=$(ls /sys/bus/event_source/devices | grep '^armv8' | head -n 1)
+ncnt=$(dmesg | sed -n 's/.*PMU driver, \([0-9]*\) counters available.*/\1/p' | head -n 1)
+[ -n "$dev" ] && [ -n "$ncnt" ] || bad "guest" "no armv8 PMU device ($dev) or driver line ($ncnt)"
+
+# doctor: sees the device, hardware events open, a group of exactly the driver's counters opens.
+as_user 'lauka doctor' >$out 2>$err
+if grep -q '^ok *hardware events *open: cycles, instructions' $out &&
+	grep -q "^ok *PMU *$dev; a group of $ncnt (cycles + $((ncnt - 1)) instructions) opens, one more is refused" $out; then
+	ok "doctor sees $dev and its $ncnt counters"
+else
+	bad "doctor" "$(grep -E 'hardware events|PMU' $out | tr '\n' ' ')"
+fi
+
+# counters: libpfm4's Cortex-A57 table, each raw event shown with its Arm encoding, which
+# matches the number the kernel's sysfs gives the same event; no x86 umask anywhere.
+as_user 'lauka counters -d' >$out 2>$err
+n=0 wrong=""
+for f in /sys/bus/event_source/devices/$dev/events/*; do
+	name=$(basename "$f")
+	want=$(sed -n 's/^event=0x0*\([0-9a-f]*\)$/\1/p' "$f")
+	line=$(grep -i "^$name " $out) || continue
+	n=$((n + 1))
+	echo "$line" | grep -q "$dev/event=0x$want/" || wrong="$wrong $name"
+done
+if [ "$n" -ge 2 ] && [ -z "$wrong" ] && ! grep -q umask $out && grep -qi '^branch_mispred ' $out &&
+	grep -qi '^l1d_cache_refill ' $out; then
+	ok "counters: $n events encoded as sysfs says ($dev/event=0xN/), no umask"
+else
+	bad "counters" "checked $n, wrong:$wrong; umask lines $(grep -c umask $out)"
+fi
+
+# record: the alu loop's instructions are exact.  Two scales 200000 iterations apart differ
+# by 400000 instructions, to the instruction, for the generic event and for raw 0x08.
+csv_min() { # file measurement -> the min of its first command, then of its second
+	awk -F, -v m="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["measurement"] == m { printf "%s ", $c["min"] }' "$1"
+}
+as_user "lauka record --backend perf -n 3 -m instructions,inst_retired --export-csv /tmp/alu.csv -- \
+	'lauka-probe alu 100000' 'lauka-probe alu 300000'" >$out 2>$err
+set -- $(csv_min /tmp/alu.csv instructions) $(csv_min /tmp/alu.csv inst_retired)
+if [ $# -eq 4 ] && [ $(($2 - $1)) -eq 400000 ] && [ $(($4 - $3)) -eq 400000 ]; then
+	ok "record: instructions and inst_retired exact (+400000 for +200000 iterations)"
+else
+	bad "record exactness" "instructions $1 -> $2, inst_retired $3 -> $4 ($(head -c 300 $err))"
+fi
+alu1=$1
+
+# More events than counters: a clear error and its way out, then --passes, each event counted
+# whole in its pass (instructions as exact as alone).
+E=instructions,cycles,inst_retired,cpu_cycles,branch_mispred,l1d_cache_refill,armv8_pmuv3/inst_retired/,armv8_pmuv3/cpu_cycles/
+as_user "lauka record --backend perf -n 3 -m $E -- 'lauka-probe alu 100000'" >$out 2>$err
+rc=$?
+if [ $rc -eq 2 ] && grep -q '^error: .*could not be scheduled' $err && grep -q -- '--passes' $err; then
+	ok "record: 8 events on $ncnt counters is a clear error (exit 2) naming --passes"
+else
+	bad "too many events" "exit $rc: $(head -c 300 $err)"
+fi
+as_user "lauka record --backend perf -n 3 --passes -m $E --export-csv /tmp/p.csv -- 'lauka-probe alu 100000'" >$out 2>$err
+rc=$?
+set -- $(csv_min /tmp/p.csv instructions) $(csv_min /tmp/p.csv inst_retired)
+if [ $rc -eq 0 ] && grep -q 'passes' $out && [ "$1" = "$alu1" ] && [ "$2" = "$alu1" ] && ! grep -q scaled $out; then
+	ok "record --passes: every event whole, instructions exact ($1)"
+else
+	bad "record --passes" "exit $rc, instructions $1 inst_retired $2 (alone: $alu1): $(head -c 300 $err)"
+fi
+
+# calibrate's plan: no pass holds more hardware events (Arm raw, the CPU PMU's sysfs events,
+# the generic hardware ones) than the driver has counters.
+as_user 'lauka counters -d' >$out 2>&1
+hw=$(awk '/\/event=0x/ || $1 ~ /^armv8/ { print $1 }' $out | tr 'A-Z' 'a-z' | tr '\n' ' ')
+hw="$hw cycles instructions branches branch-misses cache-references cache-misses bus-cycles ref-cycles"
+hw="$hw stalled-cycles-frontend stalled-cycles-backend"
+as_user 'lauka calibrate --backend perf --quick --dry-run' >/tmp/plan 2>$err
+worst=$(grep '^pass [0-9]*:' /tmp/plan | while read -r _ _ evs; do
+	n=0
+	for e in $evs; do
+		case " $hw " in *" $(echo "$e" | tr 'A-Z' 'a-z') "*) n=$((n + 1)) ;; esac
+	done
+	echo $n
+done | sort -n | tail -n 1)
+if [ -n "$worst" ] && [ "$worst" -ge 2 ] && [ "$worst" -le "$ncnt" ]; then
+	ok "calibrate plan: at most $worst hardware events a pass ($ncnt counters)"
+else
+	bad "calibrate plan" "a pass with '$worst' hardware events for $ncnt counters"
+fi
+
+# calibrate: verdicts that match what this PMU does.
+as_user 'lauka calibrate --backend perf --quick' >/tmp/cal 2>$err
+rc=$?
+as_user 'lauka counters -d' >$out 2>&1
+verdict() { grep -i "^$1 " $out | awk '{ $1 = ""; $2 = ""; print }' | sed 's/^ *//'; }
+check_verdict() { # event want...
+	ev=$1; shift
+	v=$(verdict "$ev")
+	for w in "$@"; do
+		case $v in "$w"*) ok "calibrate: $ev is $w"; return ;; esac
+	done
+	bad "calibrate: $ev" "verdict '$v', want $*"
+}
+[ $rc -eq 0 ] || bad "calibrate" "exit $rc: $(head -c 300 $err)"
+check_verdict instructions validated
+check_verdict inst_retired validated
+check_verdict cycles "does not see memory (chase)"
+check_verdict cpu_cycles "does not see memory (chase)"
+check_verdict branch_mispred "off by 100%" silent
+check_verdict l1d_cache_refill "off by 100%" silent
+check_verdict branch-misses unsupported
+check_verdict cache-misses unsupported
+# Nothing else is validated but instructions (three spellings) and CPU time.
+extra=$(grep ' validated ' $out | awk '{ print $1 }' | grep -viE '^(instructions|inst_retired|armv8_pmuv3/inst_retired/|task-clock|cpu-clock)$' | tr '\n' ' ')
+[ -z "$extra" ] && ok "calibrate: nothing else validated" || bad "calibrate: validated without cause" "$extra"
+
+# --explain on this machine says its cycles do not see memory.
+as_user "lauka record --backend perf -n 3 -m instructions,cycles --explain -- 'lauka-probe chase 20000 1M'" >$out 2>$err
+if grep -q "cost model *none (no validated cycles event: this machine's cycles does not see memory" $out; then
+	ok "--explain: this machine's cycles do not see memory"
+else
+	bad "--explain" "$(cat $out $err | tail -n 8 | tr '\n' ' ')"
+fi
+echo "guest: $fails failed"
+[ $fails -eq 0 ]
