@@ -152,8 +152,6 @@ static int load_git_baseline(struct record *rec)
 		return r == -LK_ENOENT ? EXIT_USAGE : EXIT_COUNTERS;
 	}
 	int rc = 0;
-	for (size_t i = 0; i < n; i++)
-		notes_baseline_printable(&hits[i].b);	/* anyone may write a note: shown with control characters escaped */
 	if (found) {
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(hits[i].b.runner_class, rec->runner_class)) {
@@ -163,6 +161,16 @@ static int load_git_baseline(struct record *rec)
 				rec->have_base = true;
 				break;
 			}
+	}
+	/* Anyone may write a note: what it says is shown with control characters escaped. */
+	for (size_t i = 0; i < n; i++)
+		notes_baseline_printable(&hits[i].b);
+	if (rec->have_base) {
+		notes_baseline_printable(&rec->base);
+		free(rec->base.runner_class);	/* the class it was found under (this run's, as typed) */
+		rec->base.runner_class = xstrdup(rec->runner_class);
+	} else if (found) {
+		rc = EXIT_COUNTERS;	/* not reached: found means a line of this class */
 	} else if (notes_find_skipped()) {
 		/* Lines that may have been the baseline were not valid: comparing with nothing is not a pass. */
 		char *shown = notes_printable(name);
