@@ -381,13 +381,16 @@ static int ntree_read(struct ntree *t, char *err, size_t errlen)
 	for (size_t off = 0; off < len; off += strlen(out + off) + 1)
 		add_entry(t, out + off);
 	free(out);
-	qsort(t->e, t->n, sizeof(*t->e), cmp_entry);
+	if (t->n)
+		qsort(t->e, t->n, sizeof(*t->e), cmp_entry);
 	return 0;
 }
 
 static const struct tentry *ntree_note(const struct ntree *t, const char *commit)
 {
 	struct tentry key = { .name = (char *)commit };
+	if (!t->n)
+		return NULL;
 	const struct tentry *e = bsearch(&key, t->e, t->n, sizeof(*t->e), cmp_entry);
 	return e && e->note ? e : NULL;
 }
