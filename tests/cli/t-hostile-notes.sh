@@ -161,4 +161,15 @@ kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 sleep 4
 [ -z "$(ls tmp)" ] || fail "left in TMPDIR after SIGKILL: $(ls tmp)"
+
+# D-5: under sudo, git runs as the invoking user: nothing in their .git becomes root's.
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+	uid=$(id -u nobody) gid=$(id -g nobody)
+	mkdir "$R/u" && chmod 755 "$R" "$R/u" && cd "$R/u"
+	git init -q . && git commit -q --allow-empty -m one && chown -R "$uid:$gid" .
+	run env SUDO_UID=$uid SUDO_GID=$gid SUDO_USER=nobody "$LAUKA" record $L --runner-class s --save-baseline main -- true
+	expect_rc 0
+	[ -z "$(find .git -user root)" ] || fail "root-owned in the user's .git: $(find .git -user root | head -5)"
+	[ "$(git -c safe.directory='*' notes --ref=lauka show HEAD | grep -c '"runner_class":"s"')" -eq 1 ] || fail "the sudo save is not there"
+fi
 exit 0

@@ -34,6 +34,13 @@ run "$LAUKA" --color never --backend rusage --plot - --export-json - -- true 'sl
 expect_rc 1
 expect_err "^error: --plot '-' and --export-json '-' are the same file"
 
+# SUDO_UID out of uid_t's range is no invoking user (issue 31 D-14: 9999999999 became uid 1410065407, given the export).
+if [ "$(id -u)" -eq 0 ]; then
+	run env SUDO_UID=9999999999 SUDO_GID=0 "$LAUKA" --color never --backend rusage --export-json big-uid.json -- true
+	expect_rc 0
+	[ "$(stat -c %u big-uid.json)" -eq 0 ] || fail "the export was given to uid $(stat -c %u big-uid.json)"
+fi
+
 # A regular file and a link to one are replaced as before.
 printf 'old\n' > plot.svg; ln -s plot.svg link.svg
 run "$LAUKA" --color never --backend rusage --plot link.svg -- true 'sleep 0'
