@@ -73,16 +73,15 @@ static int tmp_fd(const void *data, size_t len, char *err, size_t errlen)
 	return fd;
 }
 
-/* In the child: the invoking user's identity under sudo, so what git writes in .git stays theirs. */
-static void as_user(void)
+/* In the child: the invoking user's identity under sudo (su, looked up before the fork), so what git writes in .git stays theirs. */
+static void as_user(const struct sudo_user *su, bool under_sudo)
 {
-	struct sudo_user su;
-	if (!sudo_user(&su))
+	if (!under_sudo)
 		return;
-	if (setgroups(su.ngroups, su.groups) != 0 || setgid((gid_t)su.gid) != 0 || setuid((uid_t)su.uid) != 0)
+	if (setgroups(su->ngroups, su->groups) != 0 || setgid((gid_t)su->gid) != 0 || setuid((uid_t)su->uid) != 0)
 		_exit(126);
-	if (su.home[0])
-		setenv("HOME", su.home, 1);
+	if (su->home[0])
+		setenv("HOME", su->home, 1);
 }
 
 struct gitproc {
@@ -114,13 +113,15 @@ static int git_start(const char *const *args, int in_fd, struct gitproc *g, char
 			close(g->efd);
 		return -1;
 	}
+	struct sudo_user su;
+	bool under_sudo = sudo_user(&su);
 	g->pid = fork();
 	if (g->pid == 0) {
 		int infd = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
 		if (infd < 0)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
-		as_user();
+		as_user(&su, under_sudo);
 		dup2(infd, 0);
 		dup2(fd[1], 1);
 		dup2(g->efd >= 0 ? g->efd : infd, 2);
@@ -400,77 +401,110 @@ static const struct tentry *ntree_note(const struct ntree *t, const char *commit
 /* Called with each note's bytes (NULL when it is over NOTES_MAX_NOTE: size says how big); false stops. */
 typedef bool (*note_fn)(const char *commit, const char *text, size_t size, void *arg);
 
-static bool read_full(FILE *f, char *buf, size_t n)
+/* The sizes of the blobs in req (one id a line), through one `cat-file --batch-check`; 0 or -LK_E*. */
+static int blob_sizes(const struct strbuf *req, size_t n, unsigned long long *sizes, char *err, size_t errlen)
 {
-	return fread(buf, 1, n, f) == n;
+	int in = tmp_fd(req->buf, req->len, err, errlen);
+	if (in < 0)
+		return -LK_EIO;
+	const char *args[] = { "cat-file", "--batch-check", NULL };
+	char *out = NULL;
+	int rc = git(args, in, &out, NULL, err, errlen);
+	close(in);
+	size_t i = 0;
+	for (char *p = out, *nl; rc == 0 && p && *p && i < n; p = nl ? nl + 1 : NULL, i++) {
+		nl = strchr(p, '\n');
+		char oid[65], type[16];
+		if (sscanf(p, "%64s %15s %llu", oid, type, &sizes[i]) != 3 || strcmp(type, "blob"))
+			break;
+	}
+	free(out);
+	if (rc < 0)
+		return -LK_ENOTSUP;
+	if (rc > 0 || i < n) {
+		lk_errbuf(err, errlen, "git cat-file gave no note where %s lists one: the repository is damaged (git fsck)",
+			  NOTES_REF);
+		return -LK_EIO;
+	}
+	return 0;
 }
 
-/* Each note of commits[0..n) (all in t) in that order, through one git process. */
+/*
+ * Each note of commits[0..n) (all in t) in that order: their sizes first
+ * (one git process), then the bytes of those within NOTES_MAX_NOTE (one
+ * more), up to NOTES_MAX_WALK in all; a larger note is given to fn as NULL
+ * without being read.
+ */
 static int read_notes(const struct ntree *t, char *const *commits, size_t n, note_fn fn, void *arg, char *err,
 		      size_t errlen)
 {
 	if (!n)
 		return 0;
-	struct strbuf req = STRBUF_INIT;
+	struct strbuf req = STRBUF_INIT, want = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++)
 		strbuf_addf(&req, "%s\n", ntree_note(t, commits[i])->oid);
-	int in = tmp_fd(req.buf, req.len, err, errlen);
+	unsigned long long *sizes = xcalloc(n, sizeof(*sizes)), total = 0;
+	int r = blob_sizes(&req, n, sizes, err, errlen);
+	size_t nread = 0;	/* the notes read: within the cap per note and in all */
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (sizes[i] <= NOTES_MAX_NOTE) {
+			if ((total += sizes[i]) > NOTES_MAX_WALK)
+				break;
+			strbuf_addf(&want, "%s\n", ntree_note(t, commits[i])->oid);
+			nread++;
+		}
 	strbuf_release(&req);
-	if (in < 0)
-		return -LK_EIO;
+	int in = r == 0 && nread ? tmp_fd(want.buf, want.len, err, errlen) : -1;
+	strbuf_release(&want);
+	struct gitproc g = { .pid = -1 };
 	const char *args[] = { "cat-file", "--batch", NULL };
-	struct gitproc g;
-	if (git_start(args, in, &g, err, errlen) < 0) {
+	if (r == 0 && nread && (in < 0 || git_start(args, in, &g, err, errlen) < 0))
+		r = in < 0 ? -LK_EIO : -LK_ENOTSUP;
+	if (in >= 0)
 		close(in);
-		return -LK_ENOTSUP;
-	}
-	close(in);
-	FILE *f = fdopen(dup(g.out), "r");
-	int r = 0;
-	bool go = f != NULL;
+	FILE *f = g.pid > 0 ? fdopen(dup(g.out), "r") : NULL;
 	char *buf = NULL;
-	for (size_t i = 0; i < n && go; i++) {
+	bool go = true;
+	size_t done = 0;
+	for (size_t i = 0; r == 0 && go && i < n; i++) {
+		if (sizes[i] > NOTES_MAX_NOTE) {
+			go = fn(commits[i], NULL, (size_t)sizes[i], arg);
+			continue;
+		}
+		if (done == nread) {
+			warning("the notes past the first %u MiB of this walk were not read (%s)", NOTES_MAX_WALK >> 20,
+				NOTES_REF);
+			break;
+		}
 		char hdr[256], oid[65], type[16];
 		unsigned long long size;
-		if (!fgets(hdr, sizeof(hdr), f) || sscanf(hdr, "%64s %15s %llu", oid, type, &size) != 3 ||
-		    strcmp(type, "blob")) {
+		buf = xrealloc(buf, (size_t)sizes[i] + 1);
+		if (!f || !fgets(hdr, sizeof(hdr), f) || sscanf(hdr, "%64s %15s %llu", oid, type, &size) != 3 ||
+		    size != sizes[i] || fread(buf, 1, (size_t)size, f) != size || fgetc(f) != '\n') {
+			lk_errbuf(err, errlen, "git cat-file gave no note where %s lists one: the repository is damaged "
+				  "(git fsck)", NOTES_REF);
 			r = -LK_EIO;
 			break;
 		}
-		bool big = size > NOTES_MAX_NOTE;
-		if (!big) {
-			buf = xrealloc(buf, (size_t)size + 1);
-			if (!read_full(f, buf, (size_t)size)) {
-				r = -LK_EIO;
-				break;
-			}
-			buf[size] = '\0';
-		} else {
-			char skip[8192];
-			for (unsigned long long left = size; left && r == 0;) {
-				size_t k = left < sizeof(skip) ? (size_t)left : sizeof(skip);
-				r = read_full(f, skip, k) ? 0 : -LK_EIO;
-				left -= k;
-			}
-		}
-		if (r < 0 || fgetc(f) != '\n') {
-			r = -LK_EIO;
-			break;
-		}
-		go = fn(commits[i], big ? NULL : buf, (size_t)size, arg);
+		buf[size] = '\0';
+		done++;
+		go = fn(commits[i], buf, (size_t)size, arg);
 	}
 	free(buf);
+	free(sizes);
 	if (f)
 		fclose(f);
-	if (!go || r < 0)
-		kill(g.pid, SIGTERM);	/* done early: the rest is not needed */
-	int rc = git_finish(&g, "cat-file", err, errlen);
-	if (r < 0 && go) {
-		lk_errbuf(err, errlen, "git cat-file gave no note where %s lists one: the repository is damaged "
-			  "(git fsck)", NOTES_REF);
-		return -LK_EIO;
+	if (g.pid > 0) {
+		if (done < nread)
+			kill(g.pid, SIGTERM);	/* done early: the rest is not needed */
+		char e2[256];
+		int rc = git_finish(&g, "cat-file", e2, sizeof(e2));
+		if (rc && done == nread && r == 0) {
+			lk_errbuf(err, errlen, "%s", e2);
+			r = -LK_EIO;
+		}
 	}
-	return go && rc ? -LK_EIO : 0;
+	return r;
 }
 
 /* ---- a note's lines ---- */

@@ -25,9 +25,11 @@
  * is not read (a warning names its commit) and not rewritten; a line over
  * NOTES_MAX_LINE, or with more measurements, commands or runs than the
  * limits below, is skipped with a warning like any other line that is not
- * a valid baseline.
+ * a valid baseline.  One list or walk reads at most NOTES_MAX_WALK bytes of
+ * notes (the nearest first), so a history of large notes stays quick.
  */
 #define NOTES_MAX_NOTE (1u << 20)	/* bytes of one note */
+#define NOTES_MAX_WALK (64u << 20)	/* bytes of all notes one list or walk reads */
 #define NOTES_MAX_LINE NOTES_MAX_NOTE	/* bytes of one baseline line */
 #define NOTES_MAX_STRING 65536		/* bytes of one string (a command) */
 #define NOTES_MAX_MEAS 1024
