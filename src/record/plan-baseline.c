@@ -177,7 +177,8 @@ static int load_git_baseline(struct record *rec)
 		error("no usable baseline '%s' for runner class '%s' in the notes of %s: %zu line%s skipped (see the "
 		      "warnings above)", shown, rec->runner_class, rev ? rev : "HEAD's first-parent ancestors",
 		      notes_find_skipped(), notes_find_skipped() == 1 ? " was" : "s were");
-		tip("save it again on that commit with lauka record --git --save-baseline NAME -- ...");
+		tip("the warnings name the commits: mend or remove those lines with git notes --ref=lauka edit COMMIT, or "
+		    "save a baseline on a later commit (lauka record --git --save-baseline NAME -- ...)");
 		free(shown);
 		rc = EXIT_COUNTERS;
 	} else if (!rev && rec->o.save_baseline && !strcmp(rec->o.save_baseline, name) && !n) {

@@ -162,6 +162,17 @@ wait $pid 2>/dev/null
 sleep 4
 [ -z "$(ls tmp)" ] || fail "left in TMPDIR after SIGKILL: $(ls tmp)"
 
+# D-17: a git failure is reported with git's error line, not a warning printed before it.
+mkdir warn
+cat > warn/git <<SHIM
+#!/bin/sh
+case "\$1" in rev-list) echo "warning: refname 'HEAD' is ambiguous." >&2; echo "fatal: bad object HEAD" >&2; exit 128;; esac
+exec $(command -v git) "\$@"
+SHIM
+chmod +x warn/git
+run env PATH="$R/repo/warn:$PATH" "$LAUKA" record $L --runner-class good --baseline main -- true
+expect_rc 2; one_line; expect_err "^error: git rev-list failed: fatal: bad object HEAD$"
+
 # D-5: under sudo, git runs as the invoking user: nothing in their .git becomes root's.
 if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 	uid=$(id -u nobody) gid=$(id -g nobody)
