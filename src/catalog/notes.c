@@ -517,22 +517,27 @@ size_t notes_find_skipped(void)
 	return skipped_named;
 }
 
+static bool may_warn(void)
+{
+	if (warned++ < 8)
+		return true;
+	if (warned == 9)
+		warning("more notes were skipped (only the first 8 are named)");
+	return false;
+}
+
 static void warn_note(const char *commit, const char *what)
 {
-	if (warned++ >= 8) {
-		if (warned == 9)
-			warning("more lines of notes were skipped (only the first 8 are named)");
-		return;
-	}
-	warning("skipped %s in the note of commit %.12s (%s)", what, commit, NOTES_REF);
+	if (may_warn())
+		warning("skipped %s in the note of commit %.12s (%s)", what, commit, NOTES_REF);
 }
 
 /* A note over the cap: named, not read. */
 static void warn_big(const char *commit, size_t size)
 {
-	char *what = xasprintf("a note of %zu bytes, over lauka's cap of %u bytes,", size, NOTES_MAX_NOTE);
-	warn_note(commit, what);
-	free(what);
+	if (may_warn())
+		warning("the note of commit %.12s is %zu bytes, over lauka's cap of %u bytes: not read (%s)", commit, size,
+			NOTES_MAX_NOTE, NOTES_REF);
 }
 
 /* A line that is meant to be a baseline (others in a note are somebody else's, left alone). */

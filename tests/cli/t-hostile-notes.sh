@@ -65,7 +65,7 @@ git notes --ref=lauka remove HEAD 2>/dev/null
 { printf '%s\n' "$good"; craft 'b["runner_class"]="big"; b["commands"][0]["samples"][0]=[1]*4000000; b["commands"][0]["runs"]=4000000'; } |
 	note_on "$base"
 bounded "$LAUKA" baselines --git
-expect_rc 0; expect_err "^warning: skipped a note of [0-9]* bytes, over lauka's cap of 1048576 bytes, in the note of commit $(echo $base | cut -c1-12)"
+expect_rc 0; expect_err "^warning: the note of commit $(echo $base | cut -c1-12) is [0-9]* bytes, over lauka's cap of 1048576 bytes: not read"
 bounded "$LAUKA" record $L --runner-class good --baseline main -- true
 expect_rc 1; expect_err "^error: no baseline 'main' for runner class 'good'\|^error: no baseline 'main' in the notes"
 
