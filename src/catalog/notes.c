@@ -581,8 +581,8 @@ static void refused_line(const char *commit, const char *p, size_t l, const char
 	free(cls);
 }
 
-/* Each baseline line of a note named name (all when NULL) into *out; other baseline lines warned about and skipped. */
-static void note_baselines(const char *commit, const char *text, size_t size, const char *name,
+/* Each baseline line of a note named name (all when NULL) into *out; invalid ones warned about and skipped (counted when of name and cls). */
+static void note_baselines(const char *commit, const char *text, size_t size, const char *name, const char *cls,
 			   struct notes_hit **out, size_t *n)
 {
 	for (size_t off = 0; off < size;) {
@@ -595,9 +595,11 @@ static void note_baselines(const char *commit, const char *text, size_t size, co
 			continue;
 		if (notes_baseline_decode(p, l, &b, e, sizeof(e)) < 0) {
 			refused_line(commit, p, l, e);
-			char *nm = name ? peek_string(p, l, "name") : NULL;
-			skipped_named += name && (!nm || !strcmp(nm, name));
+			/* counted when it may have been the line looked for: that name and class, or unreadable ones */
+			char *nm = name ? peek_string(p, l, "name") : NULL, *c = cls ? peek_string(p, l, "runner_class") : NULL;
+			skipped_named += name && (!nm || !strcmp(nm, name)) && (!cls || !c || !strcmp(c, cls));
 			free(nm);
+			free(c);
 			continue;
 		}
 		if (name && strcmp(b.name, name)) {
@@ -634,7 +636,7 @@ static bool find_in_note(const char *commit, const char *text, size_t size, void
 		return true;
 	}
 	size_t before = *fd->n;
-	note_baselines(commit, text, size, fd->name, fd->out, fd->n);
+	note_baselines(commit, text, size, fd->name, fd->runner_class, fd->out, fd->n);
 	for (size_t i = before; i < *fd->n && !*fd->found; i++)
 		*fd->found = !fd->runner_class || !strcmp((*fd->out)[i].b.runner_class, fd->runner_class);
 	if (!*fd->found)
@@ -713,7 +715,7 @@ static bool list_note(const char *commit, const char *text, size_t size, void *a
 	if (!text)
 		warn_big(commit, size);
 	else
-		note_baselines(commit, text, size, NULL, fd->out, fd->n);
+		note_baselines(commit, text, size, NULL, NULL, fd->out, fd->n);
 	return true;
 }
 

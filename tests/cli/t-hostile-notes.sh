@@ -59,6 +59,9 @@ done
 craft 'b["commands"][0]["runs"]=1e11' | note_on "$base"
 bounded "$LAUKA" record $L --runner-class good --baseline main --save-baseline main --gate wall_time=5% -- true
 expect_rc 2; expect_err "^error: no usable baseline 'main' for runner class 'good'"
+# Another class's broken line does not stop this class's first run.
+bounded "$LAUKA" record $L --runner-class fresh --baseline main --save-baseline main --gate wall_time=1000% -- true
+expect_rc 0; expect_err "nothing was compared"
 git notes --ref=lauka remove HEAD 2>/dev/null
 
 # D-3: a note far over the cap (once read whole and parsed at 28 times its size) is named and skipped.
