@@ -35,13 +35,19 @@ void lk_replace_adopt(int fd, const struct stat *st)
 
 const char *lk_not_regular(const struct stat *st)
 {
+#define REFUSED(what) "it is " what ", not a regular file (lauka writes only regular files; - is standard output)"
 	if (S_ISREG(st->st_mode))
 		return NULL;
-	return S_ISCHR(st->st_mode)  ? "it is a character device, not a regular file (lauka writes only regular files; - is standard output)"
-	       : S_ISBLK(st->st_mode) ? "it is a block device, not a regular file (lauka writes only regular files)"
-	       : S_ISFIFO(st->st_mode) ? "it is a FIFO, not a regular file (lauka writes only regular files; - is standard output)"
-	       : S_ISSOCK(st->st_mode) ? "it is a socket, not a regular file (lauka writes only regular files)"
-				       : "it is not a regular file (lauka writes only regular files)";
+	if (S_ISCHR(st->st_mode))
+		return REFUSED("a character device");
+	if (S_ISBLK(st->st_mode))
+		return REFUSED("a block device");
+	if (S_ISFIFO(st->st_mode))
+		return REFUSED("a FIFO");
+	if (S_ISSOCK(st->st_mode))
+		return REFUSED("a socket");
+	return "it is not a regular file (lauka writes only regular files; - is standard output)";
+#undef REFUSED
 }
 
 const char *lk_replace_strerror(const struct lk_replace *r, int e)

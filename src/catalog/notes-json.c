@@ -164,7 +164,10 @@ static int hex4(const char *p)
 	int v = 0;
 	for (int k = 0; k < 4; k++) {
 		char h = p[k];
-		int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+		int d = h >= '0' && h <= '9'   ? h - '0'
+			: h >= 'a' && h <= 'f' ? h - 'a' + 10
+			: h >= 'A' && h <= 'F' ? h - 'A' + 10
+					       : -1;
 		if (d < 0)
 			return -1;
 		v = v * 16 + d;

@@ -73,7 +73,10 @@ static int tmp_fd(const void *data, size_t len, char *err, size_t errlen)
 	return fd;
 }
 
-/* In the child: the invoking user's identity under sudo (su, looked up before the fork), so what git writes in .git stays theirs. */
+/*
+ * In the child: the invoking user's identity under sudo (su, looked up
+ * before the fork), so what git writes in .git stays theirs.
+ */
 static void as_user(const struct sudo_user *su, bool under_sudo)
 {
 	if (!under_sudo)
@@ -581,7 +584,10 @@ static void refused_line(const char *commit, const char *p, size_t l, const char
 	free(cls);
 }
 
-/* Each baseline line of a note named name (all when NULL) into *out; invalid ones warned about and skipped (counted when of name and cls). */
+/*
+ * Each baseline line of a note named name (all when NULL) into *out;
+ * invalid ones warned about and skipped (counted when of name and cls).
+ */
 static void note_baselines(const char *commit, const char *text, size_t size, const char *name, const char *cls,
 			   struct notes_hit **out, size_t *n)
 {
@@ -852,7 +858,8 @@ static int git_ident(const char **args, size_t nargs, int in_fd, char id[65], ch
 }
 
 /* The new tree: every entry of t but commit's note, and the note's new blob unless it is empty. */
-static int new_tree(const struct ntree *t, const char *commit, const char *blob, char tree[65], char *err, size_t errlen)
+static int new_tree(const struct ntree *t, const char *commit, const char *blob, char tree[65], char *err,
+		    size_t errlen)
 {
 	struct strbuf in = STRBUF_INIT;
 	for (size_t i = 0; i < t->n; i++)
@@ -982,8 +989,8 @@ int notes_delete(const char *name, const char *rev, const char *runner_class, bo
 		free(rv);
 	} else if (r == -LK_ENOENT) {
 		char *n = notes_printable(name), *c = notes_printable(runner_class), *rv = notes_printable(rev ? rev : "HEAD");
-		lk_errbuf(err, errlen, "no baseline '%s'%s%s%s in the note of %s (%.12s)", n, runner_class ? " of runner class '" : "",
-			  runner_class ? c : "", runner_class ? "'" : "", rv, id);
+		lk_errbuf(err, errlen, "no baseline '%s'%s%s%s in the note of %s (%.12s)", n,
+			  runner_class ? " of runner class '" : "", runner_class ? c : "", runner_class ? "'" : "", rv, id);
 		free(n);
 		free(c);
 		free(rv);
