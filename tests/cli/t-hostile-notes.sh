@@ -153,7 +153,7 @@ expect_rc 1
 mkdir tmp slow
 cat > slow/git <<SHIM
 #!/bin/sh
-case "\$1" in hash-object|mktree|commit-tree) sleep 3;; esac
+case " \$* " in *" hash-object "*|*" mktree "*|*" commit-tree "*|*" add "*) sleep 3;; esac
 exec $(command -v git) "\$@"
 SHIM
 chmod +x slow/git
