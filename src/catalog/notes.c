@@ -877,7 +877,7 @@ static int new_tree(const struct ntree *t, const char *commit, const char *blob,
 	return r;
 }
 
-/* One attempt: 0 done, 1 the ref moved meanwhile (try again), or -LK_E*. */
+/* One attempt: 0 done, 1 the ref could not be moved (another writer: try again), or -LK_E*. */
 static int try_change(const char *commit, struct change *ch, char *err, size_t errlen)
 {
 	struct ntree t;
@@ -921,14 +921,9 @@ static int try_change(const char *commit, struct change *ch, char *err, size_t e
 		r = git_ident(ca, t.commit[0] ? 6 : 4, -1, next, err, errlen);
 		/* the swap: only if the ref is still the commit read ("" : only if there is none) */
 		const char *ua[] = { "update-ref", "-m", msg, NOTES_REF, next, t.commit, NULL };
-		char e2[512];
-		if (r == 0 && git(ua, -1, NULL, NULL, e2, sizeof(e2)) != 0) {
-			struct ntree now;
-			r = ntree_read(&now, err, errlen) == 0 && strcmp(now.commit, t.commit) ? 1 : -LK_EIO;
-			if (r < 0)
-				lk_errbuf(err, errlen, "%s", e2);
-			ntree_free(&now);
-		}
+		/* refused: the ref moved, or another writer holds its lock; either way, again on what is there then */
+		if (r == 0 && git(ua, -1, NULL, NULL, err, errlen) != 0)
+			r = 1;
 		free(msg);
 	}
 out:
@@ -949,8 +944,10 @@ static int change_note(const char *commit, struct change *ch, char *err, size_t 
 		struct timespec ts = { 0, (long)(rand_r(&seed) % (1000 * (k + 1))) * 1000L };
 		nanosleep(&ts, NULL);
 	}
-	lk_errbuf(err, errlen, "%s kept changing while lauka wrote it (%d tries): nothing was saved", NOTES_REF,
-		  SAVE_TRIES);
+	char last[512];
+	snprintf(last, sizeof(last), "%s", err);
+	lk_errbuf(err, errlen, "%s could not be updated in %d tries (%s): nothing was changed", NOTES_REF, SAVE_TRIES,
+		  last);
 	return -LK_EIO;
 }
 
