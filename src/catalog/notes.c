@@ -347,18 +347,22 @@ static int ntree_read(struct ntree *t, char *err, size_t errlen)
 	const char *args[] = { "rev-parse", "--verify", "-q", NOTES_REF, NULL };
 	char id[65];
 	int r = git_id(args, -1, id, err, errlen);
-	if (r == -LK_EIO) {
-		/* absent, or a ref file git cannot read */
+	for (int k = 0; r == -LK_EIO && k < 3; k++) {
+		/* absent, or a ref file git cannot read; or made by another writer just now: asked again */
 		const char *pa[] = { "rev-parse", "--git-path", NOTES_REF, NULL };
 		char *path = NULL;
 		struct stat st;
+		bool there = false;
 		if (git(pa, -1, &path, NULL, err, errlen) == 0) {
 			path[strcspn(path, "\n")] = '\0';
-			r = lstat(path, &st) == 0 ? -LK_EINVAL : 0;
+			there = lstat(path, &st) == 0;
 		}
 		free(path);
-		if (r == 0)
+		if (!there)
 			return 0;
+		struct timespec ts = { 0, 20 * 1000 * 1000L };
+		nanosleep(&ts, NULL);
+		r = git_id(args, -1, id, err, errlen);
 	}
 	if (r == 0) {
 		char *spec = xasprintf("%s^{commit}", id);
