@@ -115,6 +115,14 @@ done
 wait
 for k in 1 2 3 4 5 6 7 8; do grep -q "^error" "save$k.err" && fail "save $k: $(cat save$k.err)"; done
 [ "$(git notes --ref=lauka show HEAD | grep -c '"name":"conc"')" -eq 8 ] || fail "concurrent saves lost lines: $(git notes --ref=lauka show HEAD | cut -c1-60)"
+# The same where no notes ref exists yet (the first saves create it at once).
+git init -q "$R/fresh" && (cd "$R/fresh" && git commit -q --allow-empty -m one) || fail "git"
+for k in 1 2 3 4 5 6 7 8; do
+	(cd "$R/fresh" && exec "$LAUKA" record $L --runner-class "c$k" --save-baseline conc -- true >/dev/null 2>"$R/fresh$k.err") &
+done
+wait
+for k in 1 2 3 4 5 6 7 8; do grep -q "^error" "$R/fresh$k.err" && fail "fresh save $k: $(cat "$R/fresh$k.err")"; done
+[ "$(git -C "$R/fresh" notes --ref=lauka show HEAD | grep -c '"name":"conc"')" -eq 8 ] || fail "concurrent first saves lost lines"
 
 # D-6: every note of a walk through one git process (2,000 notes took 17.5 s as 2,000 processes).
 mkdir shim
