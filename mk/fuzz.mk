@@ -1,11 +1,12 @@
 # mk/fuzz.mk: fuzzing lauka's readers of untrusted files (tests/fuzz/).
 # Targets: kpep (the kpep importer), xctrace (TOC and table exports),
-# template (Instruments templates, behind the binary-plist pre-pass).
+# template (Instruments templates, behind the binary-plist pre-pass),
+# notes (baselines in git notes: decode, encode, decode again).
 #
 #   make fuzz                 build $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET) with clang (libFuzzer,
 #                             ASan, UBSan) and fuzz for FUZZ_TIME seconds (60),
 #                             on a working corpus seeded from tests/fuzz/corpus[-TARGET]
-#   make fuzz FUZZ_TARGET=xctrace   another target (kpep, xctrace, template)
+#   make fuzz FUZZ_TARGET=xctrace   another target (kpep, xctrace, template, notes)
 #   make fuzz FUZZ_TIME=3600  longer; FUZZ_JOBS=N runs N workers
 #   make fuzz-build           only build it
 #
@@ -23,13 +24,13 @@ FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=
 FUZZ_BIN   := $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET)
 # each target's seed corpus in the tree: kpep's is tests/fuzz/corpus
 FUZZ_SEEDS := tests/fuzz/corpus$(if $(filter-out kpep,$(FUZZ_TARGET)),-$(FUZZ_TARGET))
-FUZZ_DICT  := $(if $(filter kpep template,$(FUZZ_TARGET)),-dict=../tests/fuzz/plist.dict,-dict=../tests/fuzz/xml.dict)
+FUZZ_DICT  := $(if $(filter kpep template,$(FUZZ_TARGET)),-dict=../tests/fuzz/plist.dict,$(if $(filter notes,$(FUZZ_TARGET)),-dict=../tests/fuzz/notes.dict,-dict=../tests/fuzz/xml.dict))
 # clang warns where gcc does not; the gcc build (make, make check) is the one held to -Werror.
 FUZZ_CFLAGS ?= -Wno-error
 CLEAN_EXTRA += $(FUZZ_BUILD) $(FUZZ_BUILD)-cov
 
 REPLAY := $(BUILD)/fuzz-replay
-REPLAYS := $(REPLAY) $(BUILD)/fuzz-replay-xctrace $(BUILD)/fuzz-replay-template
+REPLAYS := $(REPLAY) $(BUILD)/fuzz-replay-xctrace $(BUILD)/fuzz-replay-template $(BUILD)/fuzz-replay-notes
 CHECK_DEPS += $(REPLAYS)
 
 $(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c | $(GEN)

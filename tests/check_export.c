@@ -33,6 +33,17 @@ static const struct {
 	{ "a\x80z", "a\x80z", "a\x80z", "\"a\\ufffdz\"" },
 	{ "\xc0\x80", "\xc0\x80", "\xc0\x80", "\"\\ufffd\\ufffd\"" },
 	{ "\xed\xa0\x80", "\xed\xa0\x80", "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },
+	/* issue 31 D-16: OWASP's CSV injection rule (a leading ' inside quotes); Markdown shows control characters */
+	{ "=cmd|' /C calc'!A0", "\"'=cmd|' /C calc'!A0\"", "=cmd\\|' /C calc'!A0", "\"=cmd|' /C calc'!A0\"" },
+	{ "+1", "\"'+1\"", "+1", "\"+1\"" },
+	{ "-2+3", "\"'-2+3\"", "-2+3", "\"-2+3\"" },
+	{ "@SUM(A1)", "\"'@SUM(A1)\"", "@SUM(A1)", "\"@SUM(A1)\"" },
+	{ "\t=1", "\"'\t=1\"", " =1", "\"\\u0009=1\"" },
+	{ "\r=1", "\"'\r=1\"", " =1", "\"\\u000d=1\"" },
+	{ "=\"a\",b", "\"'=\"\"a\"\",b\"", "=\"a\",b", "\"=\\\"a\\\",b\"" },
+	{ "a=b", "a=b", "a=b", "\"a=b\"" },
+	{ "e\033[2Jx\x7f", "e\033[2Jx\x7f", "e\\\\x1b\\[2Jx\\\\x7f", "\"e\\u001b[2Jx\x7f\"" },
+	{ "c1\xc2\x9b" "1m", "c1\xc2\x9b" "1m", "c1\\\\u009b1m", "\"c1\xc2\x9b" "1m\"" },
 };
 
 START_TEST(test_quoting)

@@ -110,6 +110,91 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/*
+ * Issue 31: what anyone can push in a note.  HEAD and CMD wrap a line that
+ * is valid but for the part shown; each was accepted (or crashed, or ran out
+ * of memory) before the decoder checked values.
+ */
+#define HEAD "{\"lauka_baseline\":1,\"name\":\"x\",\"runner_class\":\"c\",\"backend\":\"b\",\"measurements\":[\"Ir\"],"
+#define CMD(runs, samples) HEAD "\"commands\":[{\"command\":\"t\",\"runs\":" runs ",\"samples\":[" samples "]}]}"
+static const struct {
+	const char *line, *why;
+} hostile[] = {
+	{ CMD("1e11", "[1]"), "runs is not a whole number lauka reads" },		/* D-8: allocated 1e11 doubles */
+	{ CMD("1000000", "[1]"), "samples do not match its runs" },
+	{ CMD("3.9", "[1,2,3]"), "runs is not a whole number" },			/* D-10 */
+	{ CMD("-1", "[]"), "lacks its command, runs or samples" },
+	{ CMD("2", "[1e400,1]"), "a number is not finite" },				/* D-10: inf */
+	{ CMD("2", "[-5,1]"), "a sample is negative" },
+	{ CMD("2", "[NaN,1]"), "not a JSON number" },
+	{ CMD("2", "[0x10,1]"), "an array does not end" },
+	{ CMD("2", "[01,1]"), "not a JSON number" },
+	{ CMD("2", "[1,2],[3,4]"), "samples do not match" },
+	{ HEAD "\"name\":\"y\",\"commands\":[]}", "a key appears twice" },		/* D-10: jq takes the last */
+	{ CMD("2", "[1,2]") "", NULL },
+	{ "{\"lauka_baseline\":1,\"name\":\"\\uZZZZ\"}", "invalid \\u escape" },	/* D-10: decoded as NUL */
+	{ "{\"lauka_baseline\":1,\"name\":\"a\\u0000b\"}", "a NUL (\\u0000)" },
+	{ "{\"lauka_baseline\":1,\"name\":\"\\ud800\"}", "a lone surrogate" },
+	{ "{\"lauka_baseline\":1,\"name\":\"\\q\"}", "an invalid escape" },
+	{ "{\"lauka_baseline\":1,\"name\":\"a\tb\"}", "a raw control character" },
+	{ HEAD "\"created_at\":-1,\"commands\":[]}", "created_at is not a time" },
+	{ HEAD "\"future\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]],\"commands\":[]}", "nested too deep" },
+	{ HEAD "\"units\":[\"ns\",\"x\"],\"commands\":[]}", "no measurements or commands" },
+};
+
+START_TEST(test_hostile)
+{
+	struct db_baseline out;
+	char err[200] = "";
+	const char *line = hostile[_i].line;
+	int r = notes_baseline_decode(line, strlen(line), &out, err, sizeof(err));
+	if (!hostile[_i].why) {
+		ck_assert_msg(r == 0, "'%s': %s", line, err);
+		db_baseline_release(&out);
+		return;
+	}
+	ck_assert_int_eq(r, -LK_EINVAL);
+	ck_assert_msg(strstr(err, hostile[_i].why), "'%s': got '%s', want '%s'", line, err, hostile[_i].why);
+}
+END_TEST
+
+/* D-7: a NUL byte inside a line refuses that line (the store keeps the others); unknown keys are skipped. */
+START_TEST(test_nul_and_unknown)
+{
+	struct db_baseline out;
+	char err[200] = "";
+	static const char nul[] = "{\"lauka_baseline\":1,\"name\":\"a\0b\"}";
+	ck_assert_int_eq(notes_baseline_decode(nul, sizeof(nul) - 1, &out, err, sizeof(err)), -LK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "a NUL byte"));
+	const char *later = HEAD "\"later\":{\"a\":[1,null,\"s\",{\"b\":{}}]},\"commands\":[{\"command\":\"t\","
+			    "\"runs\":2,\"samples\":[[null,5e3]]}]}";
+	ck_assert_int_eq(notes_baseline_decode(later, strlen(later), &out, err, sizeof(err)), 0);
+	ck_assert(isnan(out.cmds[0].samples[0][0]));
+	ck_assert(out.cmds[0].samples[0][1] == 5000);
+	db_baseline_release(&out);
+}
+END_TEST
+
+/* D-9: control characters (C0, DEL, C1 in UTF-8) are shown escaped; other UTF-8 stays. */
+START_TEST(test_printable)
+{
+	static const struct {
+		const char *in, *want;
+	} t[] = {
+		{ "plain σ … ⚡", "plain σ … ⚡" },
+		{ "a\033[2Jb", "a\\x1b[2Jb" },
+		{ "t\033]0;x\007\r", "t\\x1b]0;x\\x07\\x0d" },
+		{ "c1 \xc2\x9b" "31m", "c1 \\u009b31m" },
+		{ "del\x7f", "del\\x7f" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
+		char *p = notes_printable(t[i].in);
+		ck_assert_str_eq(p, t[i].want);
+		free(p);
+	}
+}
+END_TEST
+
 extern Suite *notes_suite(void);
 Suite *notes_suite(void)
 {
@@ -117,6 +202,9 @@ Suite *notes_suite(void)
 	TCase *tc = tcase_create("notes");
 	tcase_add_loop_test(tc, test_round_trip, 0, sizeof(cases) / sizeof(*cases));
 	tcase_add_loop_test(tc, test_refused, 0, sizeof(bad) / sizeof(*bad));
+	tcase_add_loop_test(tc, test_hostile, 0, sizeof(hostile) / sizeof(*hostile));
+	tcase_add_test(tc, test_nul_and_unknown);
+	tcase_add_test(tc, test_printable);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -315,6 +315,31 @@ START_TEST(test_env_restored)
 END_TEST
 #endif
 
+/* Names bounded before libpfm4 (issue 31 D-2: its 65th modifier crashed it). */
+START_TEST(test_name_bounds)
+{
+	ck_assert(pfmcat_name_ok("MEM_LOAD_RETIRED:L1_MISS"));
+	ck_assert(pfmcat_name_ok("skl::INST_RETIRED:ANY:u=1:k=0:c=1:i=0:e=0"));
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "skl::INST_RETIRED");
+	for (int k = 0; k < PFMCAT_MODIFIERS_MAX; k++)
+		strbuf_addf(&sb, ":e");
+	ck_assert(pfmcat_name_ok(strbuf_str(&sb)));
+	strbuf_addf(&sb, ":e");
+	ck_assert(!pfmcat_name_ok(strbuf_str(&sb)));
+	strbuf_release(&sb);
+	char longname[PFMCAT_NAME_MAX + 2];
+	memset(longname, 'A', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	ck_assert(!pfmcat_name_ok(longname));
+	longname[PFMCAT_NAME_MAX - 1] = '\0';
+	ck_assert(pfmcat_name_ok(longname));
+	char model[64];
+	ck_assert(!pfmcat_known("INST_RETIRED:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY:ANY",
+				model, sizeof(model)));
+}
+END_TEST
+
 Suite *pfm_suite(void)
 {
 	Suite *s = suite_create("pfm");
@@ -324,6 +349,7 @@ Suite *pfm_suite(void)
 	tcase_add_loop_test(tc, test_counters, 0, (int)ARRAY_SIZE(counters));
 	tcase_add_test(tc, test_arm_perf_string);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_name_bounds);
 #ifdef LAUKA_HAVE_LIBPFM
 	tcase_add_loop_test(tc, test_model_counts, 0, (int)ARRAY_SIZE(models));
 	tcase_add_test(tc, test_no_arm_tables);

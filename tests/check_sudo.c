@@ -21,6 +21,10 @@ static const struct {
 	{ "501x", "20", false, 0, 0 },
 	{ " 501", "20", false, 0, 0 },
 	{ "99999999999", "20", false, 0, 0 },
+	/* issue 31 D-14: ten digits past uid_t were truncated (9999999999 became uid 1410065407) */
+	{ "9999999999", "20", false, 0, 0 },
+	{ "501", "9999999999", false, 0, 0 },
+	{ "4294967295", "20", false, 0, 0 },	/* (uid_t)-1: "no change" to chown */
 };
 
 START_TEST(test_parse_ids)

@@ -33,14 +33,43 @@ void lk_replace_adopt(int fd, const struct stat *st)
 	}
 }
 
+const char *lk_not_regular(const struct stat *st)
+{
+#define REFUSED(what) "it is " what ", not a regular file (lauka writes only regular files; - is standard output)"
+	if (S_ISREG(st->st_mode))
+		return NULL;
+	if (S_ISCHR(st->st_mode))
+		return REFUSED("a character device");
+	if (S_ISBLK(st->st_mode))
+		return REFUSED("a block device");
+	if (S_ISFIFO(st->st_mode))
+		return REFUSED("a FIFO");
+	if (S_ISSOCK(st->st_mode))
+		return REFUSED("a socket");
+	return "it is not a regular file (lauka writes only regular files; - is standard output)";
+#undef REFUSED
+}
+
+const char *lk_replace_strerror(const struct lk_replace *r, int e)
+{
+	return r->refused ? r->refused : strerror(e < 0 ? -e : e);
+}
+
 int lk_replace_open(struct lk_replace *r, const char *path)
 {
 	memset(r, 0, sizeof(*r));
+	if (!strcmp(path, "-")) {
+		r->f = stdout;
+		r->to_stdout = true;
+		return 0;
+	}
 	struct stat st;
 	char *real = NULL;
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return -EISDIR;
+		if ((r->refused = lk_not_regular(&st)))
+			return -EINVAL;
 		r->existed = true;
 		real = realpath(path, NULL);	/* keep a symbolic link: replace the file it points to */
 	}
@@ -69,6 +98,10 @@ int lk_replace_open(struct lk_replace *r, const char *path)
 int lk_replace_commit(struct lk_replace *r)
 {
 	int e = 0;
+	if (r->to_stdout) {
+		r->f = NULL;
+		return fflush(stdout) != 0 || ferror(stdout) ? -(errno ? errno : EIO) : 0;
+	}
 	if (fflush(r->f) != 0 || ferror(r->f))
 		e = errno ? errno : EIO;
 	if (!e && fsync(fileno(r->f)) != 0 && errno != EINVAL)
@@ -76,6 +109,10 @@ int lk_replace_commit(struct lk_replace *r)
 	if (fclose(r->f) != 0 && !e)
 		e = errno ? errno : EIO;
 	r->f = NULL;
+	/* Checked again at the last moment: a device or FIFO put at the name since the open is not replaced. */
+	struct stat st;
+	if (!e && stat(r->target, &st) == 0 && (r->refused = lk_not_regular(&st)))
+		e = EINVAL;
 	if (!e && rename(r->tmp, r->target) != 0)
 		e = errno;
 	if (e) {
@@ -89,6 +126,10 @@ int lk_replace_commit(struct lk_replace *r)
 
 void lk_replace_abort(struct lk_replace *r)
 {
+	if (r->to_stdout) {
+		r->f = NULL;
+		return;
+	}
 	if (r->f)
 		fclose(r->f);
 	r->f = NULL;

@@ -3,23 +3,30 @@
 #include "base/util.h"
 
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * A uid or gid: decimal, within what uid_t holds less its -1 ("no change"
+ * to chown): 9999999999 once became uid 1410065407 and was given exports.
+ */
 static bool parse_id(const char *s, long *out)
 {
 	if (!s || !*s || strlen(s) > 10)
 		return false;
-	long v = 0;
+	unsigned long long v = 0;
 	for (const char *p = s; *p; p++) {
 		if (*p < '0' || *p > '9')
 			return false;
-		v = v * 10 + (*p - '0');
+		v = v * 10 + (unsigned long long)(*p - '0');
 	}
-	*out = v;
+	if (v >= (unsigned long long)(uid_t)-1 || v > (unsigned long long)LONG_MAX)
+		return false;
+	*out = (long)v;
 	return true;
 }
 

@@ -107,6 +107,21 @@ void pfmcat_names_free(char **names, size_t n)
 	free(names);
 }
 
+/*
+ * libpfm4 keeps at most 64 modifiers of one event in a fixed array and
+ * writes past it for the 65th (a crash in 4.13), and its parse grows with
+ * the name: a name is bounded here, before it reaches the library.  No
+ * event of its tables comes near either bound.
+ */
+bool pfmcat_name_ok(const char *name)
+{
+	size_t colons = 0, len = 0;
+	for (const char *c = name; *c; c++, len++)
+		if (len >= PFMCAT_NAME_MAX || (*c == ':' && ++colons > PFMCAT_MODIFIERS_MAX + 2))
+			return false;	/* "model::EVENT" spends two colons before the first modifier */
+	return true;
+}
+
 #if defined(LAUKA_HAVE_LIBPFM) && defined(__linux__)
 
 #include <dlfcn.h>
@@ -269,7 +284,7 @@ static bool encodes(const char *model, const char *event)
 bool pfmcat_known(const char *name, char *model, size_t len)
 {
 	char err[128];
-	if (init(err, sizeof(err)) < 0 || !*name)
+	if (!pfmcat_name_ok(name) || init(err, sizeof(err)) < 0 || !*name)
 		return false;
 	const char *sep = strstr(name, "::");
 	char *want = sep ? xasprintf("%.*s", (int)(sep - name), name) : NULL;

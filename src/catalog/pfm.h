@@ -61,6 +61,15 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len);
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len);
 
 /*
+ * Bounds on a name given to libpfm4 (pfmcat_known checks them first): at
+ * most PFMCAT_NAME_MAX bytes and PFMCAT_MODIFIERS_MAX ':' modifiers
+ * (libpfm4 itself keeps 64, and crashes on the 65th).
+ */
+#define PFMCAT_NAME_MAX 256
+#define PFMCAT_MODIFIERS_MAX 16
+bool pfmcat_name_ok(const char *name);
+
+/*
  * Does any libpfm4 core model have an event of this name (EVENT.UMASK,
  * EVENT:UMASK or model::EVENT:UMASK, any case)?  Its model into model.
  * For the error of a vendor event this machine cannot have.

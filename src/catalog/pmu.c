@@ -287,6 +287,9 @@ static void consider(struct candidate *c, size_t *n, const char *cand, const cha
 
 size_t pmu_suggest(const struct lk_pmu *pmu, const char *name, const char **out, size_t max)
 {
+	/* The search costs the name's length times every name's: a name longer than any event's is close to none. */
+	if (strnlen(name, PMU_SUGGEST_MAX + 1) > PMU_SUGGEST_MAX)
+		return 0;
 	size_t total = pmu->nevents + pmu->naliases, n = 0;
 	struct candidate *c = xcalloc(total + 1, sizeof(*c));
 	for (size_t i = 0; i < pmu->nevents; i++)

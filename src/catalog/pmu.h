@@ -85,6 +85,8 @@ void pmu_sort(struct lk_pmu *pmu);
  */
 int pmu_validate(const struct lk_pmu *pmu, char *why, size_t len);
 
+/* Names longer than this get no suggestion (the edit distance grows with both lengths). */
+#define PMU_SUGGEST_MAX 256
 /*
  * Up to max names close to `name` (edit distance, then prefix/substring),
  * best first; returns how many were written.  Strings are borrowed.

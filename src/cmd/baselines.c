@@ -7,7 +7,11 @@
  *   main   2026-12-01 16:40 UTC   ci-x86         valgrind   2: parse, render
  *
  * With --git the same for the baselines in git notes (catalog/notes.h):
- * list has a commit column, show and delete take NAME or NAME@REV.
+ * list has a commit column, show and delete take NAME or NAME@REV.  A name
+ * may have one baseline per runner class: show shows every class it finds
+ * (--runner-class one), delete removes one class (--runner-class, or the
+ * only one there is), every class only with --all-classes.  What a note says
+ * is shown with its control characters escaped: anyone can write one.
  */
 #include "cmd/builtin.h"
 #include "catalog/db.h"
@@ -76,7 +80,23 @@ static void print_list(const struct db_baseline *all, const char *const *commits
 	free(when);
 }
 
-static int list(struct db *db)
+/* Keep the baselines of runner class cls (all when NULL); the count kept.  commits (or NULL) follow. */
+static size_t of_class(struct db_baseline *all, const char **commits, size_t n, const char *cls)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (cls && strcmp(all[i].runner_class, cls)) {
+			db_baseline_release(&all[i]);
+			continue;
+		}
+		if (commits)
+			commits[k] = commits[i];
+		all[k++] = all[i];
+	}
+	return k;
+}
+
+static int list(struct db *db, const char *cls)
 {
 	struct db_baseline *all = NULL;
 	size_t n = 0;
@@ -84,6 +104,12 @@ static int list(struct db *db)
 	if (db_baseline_list(db, &all, &n, err, sizeof(err)) < 0) {
 		error("%s", err);
 		return EXIT_COUNTERS;
+	}
+	n = of_class(all, NULL, n, cls);
+	if (!n && cls) {
+		fprintf(stderr, "lauka: no baselines of runner class '%s' in '%s'\n", cls, db_path(db));
+		free(all);
+		return 0;
 	}
 	if (!n) {
 		fprintf(stderr, "lauka: no baselines in '%s'; save one with lauka record --save-baseline NAME -- ...\n",
@@ -128,13 +154,26 @@ static int failed(struct db *db, int r, const char *err)
 
 static void show_baseline(const struct db_baseline *bp, const char *commit, bool color);
 
-static int show(struct db *db, const char *name, bool color)
+/* --runner-class with the database, where a name has one baseline: it must be of that class. */
+static bool class_matches(const struct db_baseline *b, const char *cls)
+{
+	if (!cls || !strcmp(b->runner_class, cls))
+		return true;
+	error("baseline '%s' is of runner class '%s', not '%s'", b->name, b->runner_class, cls);
+	return false;
+}
+
+static int show(struct db *db, const char *name, const char *cls, bool color)
 {
 	struct db_baseline b;
 	char err[512];
 	int r = db_baseline_load(db, name, &b, err, sizeof(err));
 	if (r < 0)
 		return failed(db, r, err);
+	if (!class_matches(&b, cls)) {
+		db_baseline_release(&b);
+		return EXIT_USAGE;
+	}
 	show_baseline(&b, NULL, color);
 	db_baseline_release(&b);
 	return 0;
@@ -182,7 +221,7 @@ static int git_failed(int r, const char *err)
 	return r == -LK_ENOENT ? EXIT_USAGE : EXIT_COUNTERS;
 }
 
-static int git_list(void)
+static int git_list(const char *cls)
 {
 	struct notes_hit *hits = NULL;
 	size_t n = 0;
@@ -190,6 +229,21 @@ static int git_list(void)
 	int r = notes_list(&hits, &n, err, sizeof(err));
 	if (r < 0)
 		return git_failed(r, err);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (cls && strcmp(hits[i].b.runner_class, cls)) {
+			db_baseline_release(&hits[i].b);
+			continue;
+		}
+		notes_baseline_printable(&hits[i].b);	/* anyone may write a note: no control character reaches the terminal */
+		hits[k++] = hits[i];
+	}
+	n = k;
+	if (!n && cls) {
+		fprintf(stderr, "lauka: no baselines of runner class '%s' in %s\n", cls, NOTES_REF);
+		notes_hits_free(hits, n);
+		return 0;
+	}
 	if (!n) {
 		fprintf(stderr, "lauka: no baselines in %s; save one with lauka record --git --save-baseline NAME -- ...\n",
 			NOTES_REF);
@@ -220,28 +274,40 @@ static char *split_rev(const char *arg, const char **rev)
 }
 
 /* show NAME[@REV]: REV's note, or the nearest first-parent ancestor's from HEAD on; every runner class. */
-static int git_show(const char *arg, bool color)
+static int git_show(const char *arg, const char *cls, bool color)
 {
 	const char *rev;
 	char *name = split_rev(arg, &rev), err[512];
 	struct notes_hit *hits = NULL;
 	size_t n = 0;
 	int found = 0;
-	int r = notes_find(name, rev, NULL, 1, &hits, &n, &found, err, sizeof(err));
+	int r = notes_find(name, rev, cls, 1, &hits, &n, &found, err, sizeof(err));
 	if (r < 0) {
 		free(name);
 		return git_failed(r, err);
 	}
-	if (!n) {
-		error("no baseline '%s' in the notes of %s (%s)", name, rev ? rev : "HEAD or its first-parent ancestors",
-		      NOTES_REF);
+	if (!found) {
+		error("no baseline '%s'%s%s%s in the notes of %s (%s)", name, cls ? " of runner class '" : "", cls ? cls : "",
+		      cls ? "'" : "", rev ? rev : "HEAD or its first-parent ancestors", NOTES_REF);
 		tip("lauka baselines --git lists them");
+		notes_hits_free(hits, n);
 		free(name);
 		return EXIT_USAGE;
+	}
+	/* Every runner class found on that commit, each with its own block; the list first when there are several. */
+	if (n > 1) {
+		printf("%zu runner classes have baseline '%s' in the note of %.12s:", n, name, hits[0].commit);
+		for (size_t i = 0; i < n; i++) {
+			char *c = notes_printable(hits[i].b.runner_class);
+			printf("%s '%s'", i ? "," : "", c);
+			free(c);
+		}
+		printf("\n\n");
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			printf("\n");
+		notes_baseline_printable(&hits[i].b);
 		show_baseline(&hits[i].b, hits[i].commit, color);
 	}
 	notes_hits_free(hits, n);
@@ -249,17 +315,23 @@ static int git_show(const char *arg, bool color)
 	return 0;
 }
 
-static int git_delete(const char *arg)
+static int git_delete(const char *arg, const char *cls, bool all_classes)
 {
 	const char *rev;
 	char *name = split_rev(arg, &rev), err[512];
 	size_t removed = 0;
-	int r = notes_delete(name, rev, &removed, err, sizeof(err));
+	int r = notes_delete(name, rev, cls, all_classes, &removed, err, sizeof(err));
 	if (r < 0) {
-		free(name);
+		int rc = git_failed(r, err);
 		if (r == -LK_ENOENT)
 			tip("lauka baselines --git lists them");
-		return git_failed(r, err);
+		if (r == -LK_EBUSY) {
+			fix("name the one to delete with --runner-class NAME (lauka baselines --git show %s lists them), or "
+			    "delete them all with --all-classes", arg);
+			rc = EXIT_USAGE;
+		}
+		free(name);
+		return rc;
 	}
 	fprintf(stderr, "lauka: deleted baseline '%s' from the note of %s (%zu runner class%s)\n", name,
 		rev ? rev : "HEAD", removed, removed == 1 ? "" : "es");
@@ -267,10 +339,20 @@ static int git_delete(const char *arg)
 	return 0;
 }
 
-static int delete(struct db *db, const char *name)
+static int delete(struct db *db, const char *name, const char *cls)
 {
 	char err[512];
-	int r = db_baseline_delete(db, name, err, sizeof(err));
+	struct db_baseline b;
+	int r = cls ? db_baseline_load(db, name, &b, err, sizeof(err)) : 0;
+	if (r < 0)
+		return failed(db, r, err);
+	if (cls) {
+		bool ok = class_matches(&b, cls);
+		db_baseline_release(&b);
+		if (!ok)
+			return EXIT_USAGE;
+	}
+	r = db_baseline_delete(db, name, err, sizeof(err));
 	if (r < 0)
 		return failed(db, r, err);
 	fprintf(stderr, "lauka: deleted baseline '%s'\n", name);
@@ -283,7 +365,26 @@ struct baselines_opts {
 	size_t nwords;
 	bool color;
 	bool git;		/* --git: the baselines in git notes */
+	const char *runner_class;	/* --runner-class: only this class's */
+	bool all_classes;	/* --all-classes: delete every class's */
 };
+
+static int set_class(void *ctx, const char *v)
+{
+	if (!*v) {
+		error("--runner-class needs a name");
+		return -1;
+	}
+	((struct baselines_opts *)ctx)->runner_class = v;
+	return 0;
+}
+
+static int set_all_classes(void *ctx, const char *v)
+{
+	(void)v;
+	((struct baselines_opts *)ctx)->all_classes = true;
+	return 0;
+}
 
 static int set_db(void *ctx, const char *v)
 {
@@ -324,11 +425,13 @@ static const struct opt_spec baselines_options[] = {
 	{ "--git", NULL, false, set_git },
 	{ "--db", NULL, true, set_db },
 	{ "--color", NULL, true, set_color },
+	{ "--runner-class", NULL, true, set_class },
+	{ "--all-classes", NULL, false, set_all_classes },
 };
 
 int cmd_baselines(int argc, char **argv)
 {
-	struct baselines_opts o = { NULL, { NULL, NULL }, 0, term_color_auto(STDOUT_FILENO), false };
+	struct baselines_opts o = { NULL, { NULL, NULL }, 0, term_color_auto(STDOUT_FILENO), false, NULL, false };
 	static const struct opt_verb verb = { "baselines", baselines_options, ARRAY_SIZE(baselines_options), add_word,
 					      false };
 	int next, pr = opts_parse(&verb, &o, argc, argv, &next);
@@ -350,13 +453,19 @@ int cmd_baselines(int argc, char **argv)
 			error("lauka baselines list takes no name");
 		return help_hint("baselines"), EXIT_USAGE;
 	}
+	const char *cls = o.runner_class;
+	if (o.all_classes && (strcmp(what, "delete") || cls)) {
+		error(cls ? "--all-classes and --runner-class both say which classes: give one"
+			  : "--all-classes only applies to lauka baselines delete");
+		return help_hint("baselines"), EXIT_USAGE;
+	}
 	if (use_git) {
 		if (dbpath) {
 			error("--db and --git name two different stores: give one");
 			return help_hint("baselines"), EXIT_USAGE;
 		}
-		return !strcmp(what, "list") ? git_list() : !strcmp(what, "show") ? git_show(words[1], color)
-										 : git_delete(words[1]);
+		return !strcmp(what, "list") ? git_list(cls) : !strcmp(what, "show") ? git_show(words[1], cls, color)
+										     : git_delete(words[1], cls, o.all_classes);
 	}
 	struct db *db;
 	char err[512];
@@ -364,8 +473,8 @@ int cmd_baselines(int argc, char **argv)
 		error("%s", err);
 		return EXIT_COUNTERS;
 	}
-	int rc = !strcmp(what, "list") ? list(db) : !strcmp(what, "show") ? show(db, words[1], color)
-										   : delete(db, words[1]);
+	int rc = !strcmp(what, "list") ? list(db, cls) : !strcmp(what, "show") ? show(db, words[1], cls, color)
+										       : delete(db, words[1], cls);
 	db_close(db);
 	return rc;
 }

@@ -168,6 +168,7 @@ static const char record_usage[] =
 
 static const char baselines_usage[] =
 	"usage: lauka baselines [--git] [list | show NAME | delete NAME] [--db PATH]\n"
+	"                       [--runner-class NAME] [--all-classes]\n"
 	"\n"
 	"The baselines lauka record --save-baseline NAME stored in the database.\n"
 	"  list          name, date, runner class, backend and commands of each\n"
@@ -176,11 +177,13 @@ static const char baselines_usage[] =
 	"  delete NAME   remove it\n"
 	"With --git, those in git notes (refs/notes/lauka) instead: list adds the\n"
 	"commit; show NAME[@REV] shows REV's, or the nearest first-parent ancestor's\n"
-	"from HEAD on, every runner class; delete NAME[@REV] removes them from REV's\n"
-	"note (default HEAD).\n"
+	"from HEAD on, every runner class; delete NAME[@REV] removes one from REV's\n"
+	"note (default HEAD): --runner-class's, or the only class there is.\n"
 	"\n"
 	"options:\n"
 	"      --git               the baselines in git notes rather than the database\n"
+	"      --runner-class NAME only this runner class's baselines\n"
+	"      --all-classes       delete the baseline of every runner class\n"
 	"      --db PATH           the database (default: $LAUKA_DB or\n"
 	"                          ~/.local/share/lauka/lauka.db)\n"
 	"      --color WHEN        auto (default), never or ansi (or always)\n"

@@ -311,11 +311,15 @@ void export_csv_field(FILE *f, const char *s)
 {
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
+	/* OWASP's rule against formula injection: a spreadsheet runs a cell that starts so (=cmd|' /C calc'!A0) */
+	bool formula = *s && strchr("=+-@\t\r", *s);
+	if (!formula && !strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
+	if (formula)
+		fputc('\'', f);	/* shown as text, the quote not shown */
 	for (const char *p = s; *p; p++) {
 		if (*p == '"')
 			fputc('"', f);
@@ -394,9 +398,13 @@ void export_csv(FILE *f, const struct export_run *r)
 
 void export_md_text(FILE *f, const char *s)
 {
-	for (const char *p = s ? s : ""; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
 		if (*p == '\n' || *p == '\r' || *p == '\t')
 			fputc(' ', f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\\\x%02x", *p);	/* a control character (ESC) shown, not sent to whoever views the file */
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			fprintf(f, "\\\\u%04x", *++p);	/* a C1 control in UTF-8 */
 		else if (strchr("|\\`*_[]<>", *p))
 			fprintf(f, "\\%c", *p);
 		else

@@ -75,9 +75,13 @@ void export_json(FILE *f, const struct export_run *r);
 void export_csv(FILE *f, const struct export_run *r);
 void export_markdown(FILE *f, const struct export_run *r);
 
-/* CSV field, quoted when it holds a comma, quote, CR or LF (RFC 4180). */
+/*
+ * CSV field, quoted when it holds a comma, quote, CR or LF (RFC 4180); one
+ * that starts with =, +, -, @, tab or CR gets a leading ' inside the quotes
+ * (OWASP's rule against CSV injection: a spreadsheet would run it).
+ */
 void export_csv_field(FILE *f, const char *s);
-/* Text for a Markdown table cell: |, \, `, *, _, [, ], <, > escaped; newlines as spaces. */
+/* Text for a Markdown table cell: |, \, `, *, _, [, ], <, > escaped; newlines as spaces; other control characters as \xHH. */
 void export_md_text(FILE *f, const char *s);
 /* JSON string literal. */
 void export_json_str(FILE *f, const char *s);

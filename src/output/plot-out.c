@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static double response_of(const struct db_response *r)
@@ -132,7 +133,9 @@ int plot_calib_write(struct catalog *cat, const char *backend, const char *path,
 		.events = ev, .nevents = ne, .silent_below = CALIB_SILENT,
 	};
 	struct lk_replace rep;	/* written beside, renamed over: a full disk leaves the old plot (base/replace.h) */
-	int e = lk_replace_open(&rep, path);
+	/* calibrate and counters print their table on standard output: the SVG needs a file of its own */
+	int e = strcmp(path, "-") ? lk_replace_open(&rep, path) : (rep.refused = "--plot - is for lauka record; give "
+									   "a file name", -EINVAL);
 	if (e == 0) {
 		errno = 0;
 		int w = plot_calibration_svg(rep.f, &pc);
@@ -144,7 +147,7 @@ int plot_calib_write(struct catalog *cat, const char *backend, const char *path,
 		}
 	}
 	if (e < 0) {
-		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(-e));
+		lk_errbuf(err, len, "cannot write '%s': %s", path, lk_replace_strerror(&rep, e));
 		r = -LK_EIO;
 	}
 	free(ev);
@@ -160,12 +163,21 @@ int plot_path_check(const char *path, char *err, size_t len)
 		lk_errbuf(err, len, "--plot needs a file name");
 		return -LK_EIO;
 	}
-	if (access(path, F_OK) == 0) {
-		if (access(path, W_OK) < 0) {
-			lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(errno));
-			return -LK_EIO;
-		}
-		return 0;
+	struct stat st;
+	const char *why = NULL;
+	bool exists = stat(path, &st) == 0;
+	if (!strcmp(path, "-"))
+		why = "--plot - is for lauka record; give a file name";
+	else if (exists && S_ISDIR(st.st_mode))
+		why = "it is a directory";
+	else if (exists)
+		why = lk_not_regular(&st);	/* the writer's own refusal (base/replace.h) */
+	if (!why && exists && access(path, W_OK) < 0)
+		why = strerror(errno);
+	if (why || exists) {
+		if (why)
+			lk_errbuf(err, len, "cannot write '%s': %s", path, why);
+		return why ? -LK_EIO : 0;
 	}
 	char *dir = xstrdup(path);
 	char *slash = strrchr(dir, '/');
@@ -214,7 +226,7 @@ int plot_record_write(const char *path, const char *backend, char *const *cmds, 
 	}
 	if (e < 0) {
 		r = -1;
-		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(-e));
+		lk_errbuf(err, len, "cannot write '%s': %s", path, lk_replace_strerror(&rep, e));
 	}
 	free(names);
 	free(d);

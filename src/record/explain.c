@@ -123,9 +123,9 @@ int explain_plan(struct explain *x, const struct lk_backend *be, struct catalog 
 	int choice[DIAG_ROLES];
 	diagnose_choose(x->ev, x->nev, x->valgrind, choice);
 	struct strbuf miss = { 0 };
-	static const char *const wants[DIAG_ROLES] = { "a validated work-like event (instructions)",
-						      "a validated memory-bound-like event (cache misses)",
-						      "a validated branch-like event (mispredictions)", NULL };
+	static const char *const wants[DIAG_ROLES] = { "validated work-like event (instructions)",
+						      "validated memory-bound-like event (cache misses)",
+						      "validated branch-like event (mispredictions)", NULL };
 	const struct lk_pmu *pmu = cat ? catalog_pmu(cat) : NULL;
 	for (int k = 0; k < DIAG_ROLES; k++) {
 		x->role[k] = choice[k] >= 0 ? &x->ev[choice[k]] : NULL;

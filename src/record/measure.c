@@ -206,13 +206,15 @@ static int after_run(struct record *rec, struct record_cmd *c, const char *what,
 		     const struct runner_result *resp)
 {
 	struct runner_result res = *resp;
+	/* the shell alone (-S) has the empty command: messages name the shell (issue 31 D-18) */
+	const char *text = c == &rec->shell_cost && rec->o.shell ? rec->o.shell : c->prog.text;
 	if (rr < 0) {
 		/* A signal to lauka is forwarded to the run: what the backend then cannot read (valgrind
 		 * stopped mid-write) is the interruption's doing, not an error of its own. */
 		if (runner_interrupted)
 			return 0;
 		progress_clear(&rec->prog);
-		error("measuring %s '%s': %s", what, c->prog.text, err);
+		error("measuring %s '%s': %s", what, text, err);
 		rec->collect_err = true;
 		return -1;
 	}
@@ -223,19 +225,19 @@ static int after_run(struct record *rec, struct record_cmd *c, const char *what,
 	bool ok = accepted(rec, &res, code) || (!code && !rec->o.ok_codes);
 	if (!code && !ok) {
 		progress_clear(&rec->prog);
-		error("%s '%s' exited with 0, which --ok-exit-codes does not list", what, c->prog.text);
+		error("%s '%s' exited with 0, which --ok-exit-codes does not list", what, text);
 		return EXIT_USAGE;
 	}
 	if (code && ok && !warm) {
 		if (!c->ignored++) {
 			progress_clear(&rec->prog);
-			warning("%s '%s' exited with code %d: measured anyway (%s)", what, c->prog.text, code,
+			warning("%s '%s' exited with code %d: measured anyway (%s)", what, text, code,
 				rec->o.ok_codes ? "--ok-exit-codes" : "-i/--ignore-failure");
 		}
 	}
 	if (code && !ok) {
 		progress_clear(&rec->prog);
-		char *label = xasprintf("%s '%s'", what, c->prog.text);
+		char *label = xasprintf("%s '%s'", what, text);
 		show_failure(label, c->prog.argv[0], &res, "run");
 		free(label);
 		if (!res.exec_errno && !res.term_signal && !res.tty_stop)

@@ -161,6 +161,26 @@ static int load_git_baseline(struct record *rec)
 				rec->have_base = true;
 				break;
 			}
+	}
+	/* Anyone may write a note: what it says is shown with control characters escaped. */
+	for (size_t i = 0; i < n; i++)
+		notes_baseline_printable(&hits[i].b);
+	if (rec->have_base) {
+		notes_baseline_printable(&rec->base);
+		free(rec->base.runner_class);	/* the class it was found under (this run's, as typed) */
+		rec->base.runner_class = xstrdup(rec->runner_class);
+	} else if (found) {
+		rc = EXIT_COUNTERS;	/* not reached: found means a line of this class */
+	} else if (notes_find_skipped()) {
+		/* Lines that may have been the baseline were not valid: comparing with nothing is not a pass. */
+		char *shown = notes_printable(name);
+		error("no usable baseline '%s' for runner class '%s' in the notes of %s: %zu line%s skipped (see the "
+		      "warnings above)", shown, rec->runner_class, rev ? rev : "HEAD's first-parent ancestors",
+		      notes_find_skipped(), notes_find_skipped() == 1 ? " was" : "s were");
+		tip("the warnings name the commits: mend or remove those lines with git notes --ref=lauka edit COMMIT, or "
+		    "save a baseline on a later commit (lauka record --git --save-baseline NAME -- ...)");
+		free(shown);
+		rc = EXIT_COUNTERS;
 	} else if (!rev && rec->o.save_baseline && !strcmp(rec->o.save_baseline, name) && !n) {
 		/* The first run of a CI set-up: nothing to compare with yet. */
 		rec->first_baseline = true;
@@ -191,6 +211,39 @@ static int load_git_baseline(struct record *rec)
 	notes_hits_free(hits, n);
 	free(name);
 	return rc;
+}
+
+/*
+ * Is s safe to offer inside a fix: command?  A baseline from a note is
+ * anyone's text: only names of letters, digits and -_.:/ (and the space and
+ * '=' of a shell like "sh -e") go into a command line lauka suggests.
+ */
+static bool plain(const char *s)
+{
+	return *s && strlen(s) < 200 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/ =,") == strlen(s);
+}
+
+/*
+ * A gate compares with the baseline's spread: a gated measurement with
+ * fewer than two counted runs in the baseline (0 or 1 runs, or null
+ * samples) would check nothing, and "0 of 0 gate checks failed" is not a
+ * pass.  An error instead.
+ */
+static int gates_usable(struct record *rec)
+{
+	for (size_t g = 0; g < rec->ngates; g++)
+		for (size_t i = 0; i < rec->ncmds; i++) {
+			size_t n = rec->cmds[i].ref[rec->gates[g].col].n;
+			if (n >= 2)
+				continue;
+			error("baseline '%s' has %zu counted run%s of '%s' for command %zu: gate '%s' needs 2 or more", rec->o.baseline,
+			      n, n == 1 ? "" : "s", rec->gates[g].name, i + 1, rec->gates[g].spec);
+			tip("save the baseline again with two runs or more (-n), on a machine that counts '%s'",
+			    rec->gates[g].name);
+			return EXIT_COUNTERS;
+		}
+	return 0;
 }
 
 /* Load --baseline NAME and refuse a comparison that would mean nothing. */
@@ -234,7 +287,8 @@ static int plan_baseline(struct record *rec)
 	const char *backend = rec->be ? rec->be->name : "rusage";
 	if (strcmp(b->backend, backend)) {
 		error("baseline '%s' was measured with backend '%s', this run uses '%s'", bn, b->backend, backend);
-		fix("add --backend %s", b->backend);
+		if (plain(b->backend))
+			fix("add --backend %s", b->backend);
 		return EXIT_USAGE;
 	}
 	/* Under another shell (-S) every count holds that shell's start-up: not comparable. */
@@ -242,8 +296,10 @@ static int plan_baseline(struct record *rec)
 	if (strcmp(bsh, sh)) {
 		error("baseline '%s' ran its commands %s%s%s, this run %s%s%s", bn, *bsh ? "under the shell '" : "without a shell",
 		      bsh, *bsh ? "'" : "", *sh ? "under the shell '" : "without a shell", sh, *sh ? "'" : "");
-		if (*bsh)
+		if (*bsh && plain(bsh))
 			fix("add -S '%s'", bsh);
+		else if (*bsh)
+			tip("run under the shell the baseline names, as it is shown above");
 		else
 			fix("drop -S");
 		return EXIT_USAGE;
@@ -273,13 +329,17 @@ static int plan_baseline(struct record *rec)
 	}
 	if (missing.len || extra.len) {
 		struct strbuf all = STRBUF_INIT;
-		for (size_t m = 0; m < b->nmeas; m++)
+		bool ok = true;
+		for (size_t m = 0; m < b->nmeas; m++) {
 			strbuf_addf(&all, "%s%s", m ? "," : "", b->meas[m]);
+			ok &= plain(b->meas[m]);
+		}
 		error("baseline '%s' has other measurements than this run:%s%s%s%s", bn,
 		      missing.len ? " not measured now: " : "", strbuf_str(&missing),
 		      extra.len ? (missing.len ? "; not in the baseline: " : " not in the baseline: ") : "",
 		      strbuf_str(&extra));
-		fix("measure what the baseline has: -m %s", strbuf_str(&all));
+		if (ok)
+			fix("measure what the baseline has: -m %s", strbuf_str(&all));
 		strbuf_release(&all);
 		r = EXIT_USAGE;
 	}
@@ -297,7 +357,7 @@ static int plan_baseline(struct record *rec)
 	}
 	free(match);
 	free(bcol);
-	return r;
+	return r ? r : gates_usable(rec);
 }
 
 int plan_runner_class(struct record *rec)

@@ -111,7 +111,16 @@ static int make_prog(struct record *rec, const char *text, const char *what, boo
 	case CMDLINE_META:
 		error("%s '%s' contains the shell metacharacter '%c'; lauka runs commands without a shell",
 		      is_cmd ? "command" : what, text, bad);
-		fix("run it through a shell: lauka -- \"sh -c '%s'\", or give -S sh to run every command through sh", text);
+		{
+			/* one level of quoting, for the shell the fix is typed into (issue 31 D-18: quotes inside quotes) */
+			struct strbuf q = STRBUF_INIT;
+			strbuf_add(&q, "'", 1);
+			for (const char *t = text; *t; t++)
+				strbuf_add(&q, *t == '\'' ? "'\\''" : t, *t == '\'' ? 4 : 1);
+			strbuf_add(&q, "'", 1);
+			fix("run it through a shell: lauka -S sh -- %s (-S sh runs every command through sh)", strbuf_str(&q));
+			strbuf_release(&q);
+		}
 		return EXIT_USAGE;
 	}
 	return resolve(p, is_cmd ? "command" : what);

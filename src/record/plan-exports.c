@@ -27,35 +27,16 @@ static const char *const export_opt[EXPORT_COUNT] = { "--export-json", "--export
  * directory renamed over the target, so a reader never sees half a file and
  * an interrupted lauka leaves the old one.  Creating the temporary file now
  * checks that the directory can be written before anything runs.  A target
- * that exists and is not a regular file (/dev/stdout, a pipe) is written
- * directly.
+ * that exists and is not a regular file (a device, a FIFO, /dev/stdout on a
+ * pipe) is refused by that one writer (base/replace.h); "-" is standard output.
  */
 static int open_export(struct record_export *x, const char *opt)
 {
-	struct stat st;
-	const char *path = x->path;
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			error("cannot write '%s' (%s): it is a directory", path, opt);
-			return EXIT_USAGE;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-			if (fd >= 0)
-				fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-			if (fd < 0 || !(x->f = fdopen(fd, "w"))) {
-				error("cannot write '%s' (%s): %s", path, opt, strerror(errno));
-				if (fd >= 0)
-					close(fd);
-				return EXIT_USAGE;
-			}
-			return 0;
-		}
-	}
 	/* the owner and mode of the file replaced, or the invoking user's under sudo (base/replace.h) */
-	int r = lk_replace_open(&x->rep, path);
+	int r = lk_replace_open(&x->rep, x->path);
 	if (r < 0) {
-		error("cannot write '%s' (%s): %s", x->path, opt, strerror(-r));
+		error("cannot write '%s' (%s): %s", x->path, opt, r == -EISDIR ? "it is a directory"
+			: lk_replace_strerror(&x->rep, r));
 		return EXIT_USAGE;
 	}
 	x->f = x->rep.f;
@@ -111,10 +92,13 @@ int plan_exports(struct record *rec)
 		error("--plot draws deltas against the first command: give two or more commands");
 		return EXIT_USAGE;
 	}
-	if (rec->o.plot && plot_path_check(rec->o.plot, err, sizeof(err)) < 0) {
+	bool plot_stdout = rec->o.plot && !strcmp(rec->o.plot, "-");
+	if (rec->o.plot && !plot_stdout && plot_path_check(rec->o.plot, err, sizeof(err)) < 0) {
 		error("%s", err);
 		return EXIT_USAGE;
 	}
+	if (plot_stdout)
+		rec->out = stderr;	/* the SVG on standard output, the table on standard error */
 	for (int k = 0; k < EXPORT_COUNT; k++) {
 		const char *p = rec->o.exports[k];
 		if (!p)

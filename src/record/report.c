@@ -448,7 +448,7 @@ static int commit_export(struct record *rec, struct record_export *x)
 			e = errno ? errno : EIO;
 	}
 	if (e)
-		error("cannot write '%s': %s", x->path, strerror(e));
+		error("cannot write '%s': %s", x->path, lk_replace_strerror(&x->rep, e));
 	return e ? EXIT_COUNTERS : 0;
 }
 

@@ -48,7 +48,7 @@ cd repo
 run env TMPDIR="$OLDPWD/mnt" "$LAUKA" record --color never --backend rusage -n 3 --git --save-baseline main -- true
 cd ..
 expect_rc 2
-expect_err "^error: cannot save baseline 'main': cannot write the note's temporary file '$PWD/mnt/lauka-note\..*': No space left on device (it is in TMPDIR='$PWD/mnt'"
+expect_err "^error: cannot save baseline 'main': cannot write a temporary file in TMPDIR='$PWD/mnt': No space left on device (free space there or point TMPDIR elsewhere)$"
 [ -z "$(git -C repo notes --ref=lauka list 2>/dev/null)" ] || fail "a note was made"
-! ls mnt | grep -q "^lauka-note" || fail "left in TMPDIR: $(ls mnt)"
+! ls mnt | grep -q "^lauka-" || fail "left in TMPDIR: $(ls mnt)"
 exit 0

@@ -18,4 +18,6 @@ replay_all "$LAUKA_BUILD/fuzz-replay" "$@"
 # the xctrace parser and the template reader: their corpora, and each other's and kpep's inputs
 replay_all "$LAUKA_BUILD/fuzz-replay-xctrace" "$fuzz/corpus-xctrace" "$fuzz/corpus-template" "$fuzz/crashes"
 replay_all "$LAUKA_BUILD/fuzz-replay-template" "$fuzz/corpus-template" "$fuzz/corpus-xctrace" "$fuzz/crashes" "$fuzz/corpus"
+# the git-notes decoder: its corpus, and every other corpus as notes
+replay_all "$LAUKA_BUILD/fuzz-replay-notes" "$fuzz/corpus-notes" "$fuzz/crashes" "$fuzz/corpus-xctrace"
 exit 0

@@ -13,7 +13,14 @@ expect_rc 1; expect_err "invalid number of warm-up runs"
 run "$LAUKA" -- "echo 'unterminated"
 expect_rc 1; expect_err '^error: unbalanced quote'; expect_no_out
 run "$LAUKA" -- 'ls | wc -l'
-expect_rc 1; expect_err "shell metacharacter '|'"; expect_err "^fix: run it through a shell: lauka -- \"sh -c 'ls | wc -l'\""
+expect_rc 1; expect_err "shell metacharacter '|'"; expect_err "^fix: run it through a shell: lauka -S sh -- 'ls | wc -l'"
+# The fix is one command line a shell takes as it is, quotes inside quotes included (issue 31 D-18).
+run "$LAUKA" --backend rusage -n 3 -- "echo 'a # b' # c"
+expect_rc 1
+fixcmd=$(printf '%s\n' "$err" | sed -n 's/^fix: run it through a shell: lauka \(.*\) (-S sh runs every command through sh)$/\1/p')
+[ -n "$fixcmd" ] || fail "no fix line: $err"
+eval "run \"\$LAUKA\" --backend rusage -n 3 $fixcmd"
+expect_rc 0
 run "$LAUKA" -- 'echo $HOME'
 expect_rc 1; expect_err "shell metacharacter '\\$'"
 run "$LAUKA" -- 'true > out.txt'

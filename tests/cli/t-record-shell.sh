@@ -10,7 +10,7 @@ expect_out "^(the shell's own cost: part of every count below)$"
 expect_out '^Benchmark 1 (3 runs): echo hi > out.txt; echo there >> out.txt$'
 # Without -S the quoting checks stay.
 run "$LAUKA" -- 'true | cat'
-expect_rc 1; expect_err "shell metacharacter '|'"; expect_err 'or give -S sh'
+expect_rc 1; expect_err "shell metacharacter '|'"; expect_err "lauka -S sh -- 'true | cat' (-S sh runs every command through sh)"
 # A shell with options, and one that does not exist.
 run "$LAUKA" --backend rusage -S 'sh -e' -- 'false; true'
 expect_rc 1; expect_err "^error: command 1 'false; true' failed with exit code 1"
@@ -37,4 +37,7 @@ assert sh["stddev"] == 0 and sh["mean"] > 0
 # The probe adds its start-up and 2 instructions per iteration on top of the shell.
 assert cmd["mean"] - sh["mean"] > 2e4, (sh["mean"], cmd["mean"])
 EOP
+# A shell that fails on its own is named in the error, not as '' (issue 31 D-18).
+run "$LAUKA" --color never --backend rusage -S /bin/false -- true
+expect_rc 1; expect_err "^error: the empty command under the shell '/bin/false' failed with exit code 1$"
 exit 0
