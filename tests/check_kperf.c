@@ -1349,6 +1349,129 @@ START_TEST(test_event_note)
 }
 END_TEST
 
+/*
+ * C2 (audit 4): kpc has no owner, so another root process can reprogram it;
+ * every kpc and kperf setting is read back after programming, and a
+ * difference fails the open naming the field.  The model's TAMPER rewrites
+ * one field right after lauka's own write (the old code opened and counted
+ * the wrong events).
+ */
+START_TEST(test_c2_readback_names_the_field)
+{
+	static const struct {
+		const char *field, *named;
+	} cases[] = {
+		{ "config", "kpc_get_config word 2" },
+		{ "counting", "kpc_get_counting" },
+		{ "thread_counting", "kpc_get_thread_counting" },
+		{ "period", "timer 1's period" },
+		{ "samplers", "action 1's samplers" },
+		{ "pet", "the PET timer" },
+		{ "lightweight_pet", "kperf.lightweight_pet" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		setenv("LAUKA_STANDIN_TAMPER", cases[i].field, 1);
+		use_standin();
+		struct backend_inst bi;
+		char err[512] = "";
+		int r = open_branch(&bi, err, sizeof(err));
+		ck_assert_msg(r == -LK_EBUSY, "%s: open gave %d (%s)", cases[i].field, r, err);
+		ck_assert_msg(strstr(err, cases[i].named) && strstr(err, "read-back"), "%s: %s", cases[i].field, err);
+		assert_closed(cases[i].field);
+		kperf_lib_unload();
+		dlclose(standin_handle);
+	}
+	unsetenv("LAUKA_STANDIN_TAMPER");
+}
+END_TEST
+
+/* C2: another root process rewrites a config word between open and attach: the run fails, naming the word. */
+START_TEST(test_c2_reprogrammed_between_open_and_attach)
+{
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
+	typedef int (*set_fn)(uint32_t, uint64_t *);
+	typedef int (*get_fn)(uint32_t, uint64_t *);
+	set_fn set = (set_fn)dlsym(standin_handle, "kpc_set_config");
+	get_fn get = (get_fn)dlsym(standin_handle, "kpc_get_config");
+	ck_assert(set && get);
+	uint64_t w[KPERF_MAX_COUNTERS] = { 0 };
+	ck_assert_int_eq(get(KPC_CLASS_CONFIGURABLE_MASK, w), 0);
+	w[5] ^= 0x40;
+	ck_assert_int_eq(set(KPC_CLASS_CONFIGURABLE_MASK, w), 0);
+	char *argv[] = { LAUKA_BUILD "/kperf-spin", "10", NULL };
+	struct lk_counts c[1];
+	struct runner_result res;
+	int r = run_once(&bi, argv, c, &res, err, sizeof(err));
+	ck_assert_msg(r < 0 && strstr(err, "kpc_get_config word 5"), "run: %d %s", r, err);
+	backend_inst_close(&bi);
+	assert_closed("after close");
+}
+END_TEST
+
+/* C4 (audit 4, A3a): a background client raises the action count between get and set: re-read, retry once. */
+START_TEST(test_c4_action_count_race)
+{
+	setenv("LAUKA_STANDIN_ACTION_RACE", "4", 1);
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
+	ck_assert_uint_eq(state().action_count, 4);
+	ck_assert_int_eq(state().action_races, 1);
+	char *argv[] = { LAUKA_BUILD "/kperf-spin", "10", NULL };
+	struct lk_counts c[1];
+	struct runner_result res;
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	ck_assert(c[0].supported && c[0].running && c[0].value > 0);
+	backend_inst_close(&bi);
+	assert_closed("after close");
+	unsetenv("LAUKA_STANDIN_ACTION_RACE");
+}
+END_TEST
+
+/* C5 (audit 4, A4): kpc EBUSY (CPMU acquired by a kernel client, macOS 14.4+) is not "another process owns ktrace". */
+START_TEST(test_c5_kpc_ebusy_names_kernel_client)
+{
+	char why[256];
+	ck_assert_int_eq(kperf_errno_error("kpc_set_counting", EBUSY, why, sizeof(why)), -LK_EBUSY);
+	ck_assert_msg(strstr(why, "kernel client") && !strstr(why, "owns ktrace"), "why: %s", why);
+	ck_assert_int_eq(kperf_errno_error("kperf_sample_set", EBUSY, why, sizeof(why)), -LK_EBUSY);
+	ck_assert_msg(strstr(why, "owns ktrace"), "why: %s", why);
+	setenv("LAUKA_STANDIN_CPMU", "1", 1);
+	use_standin();
+	char err[512] = "";
+	ck_assert_int_eq(backend_kperf.detect(err, sizeof(err)), -LK_EBUSY);
+	ck_assert_msg(strstr(err, "kernel client"), "detect: %s", err);
+	unsetenv("LAUKA_STANDIN_CPMU");
+}
+END_TEST
+
+/* A7 (audit 4): on macOS 13 (Darwin 22) the PET minimum is 2 ms: lauka asks for it, and reads it back. */
+START_TEST(test_a7_pet_period_macos13)
+{
+	static const struct {
+		const char *rel;
+		uint64_t ns;
+	} cases[] = { { "22.6.0", 2000000u }, { "23.4.0", 1000000u }, { "24.4.0", 1000000u } };
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		setenv("LAUKA_STANDIN_OSRELEASE", cases[i].rel, 1);
+		use_standin();
+		struct backend_inst bi;
+		char err[512] = "";
+		ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "%s: open: %s", cases[i].rel, err);
+		ck_assert_msg(state().timer_period == cases[i].ns, "%s: period %llu", cases[i].rel,
+			      (unsigned long long)state().timer_period);
+		backend_inst_close(&bi);
+		kperf_lib_unload();
+		dlclose(standin_handle);
+	}
+	unsetenv("LAUKA_STANDIN_OSRELEASE");
+}
+END_TEST
+
 extern Suite *kperf_suite(void);
 Suite *kperf_suite(void)
 {
@@ -1394,6 +1517,11 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_sigint_during_run);
 	tcase_add_test(tc, test_exit_without_close);
 	tcase_add_test(tc, test_killed_run_repaired_next_time);
+	tcase_add_test(tc, test_c2_readback_names_the_field);
+	tcase_add_test(tc, test_c2_reprogrammed_between_open_and_attach);
+	tcase_add_test(tc, test_c4_action_count_race);
+	tcase_add_test(tc, test_c5_kpc_ebusy_names_kernel_client);
+	tcase_add_test(tc, test_a7_pet_period_macos13);
 	suite_add_tcase(s, tc);
 	return s;
 }
