@@ -163,6 +163,40 @@ START_TEST(test_agg_table)
 }
 END_TEST
 
+/* C3 (audit 4): per thread, a counter that drops or rises by more than 2^48 in one sample marks the run suspect. */
+static const struct {
+	const char *what;
+	uint64_t tid[4], v0[4], v1[4];
+	size_t n, suspect;
+	const char *why;
+} mono_cases[] = {
+	{ "rising", { 1, 1, 1 }, { 10, 20, 30 }, { 5, 6, 7 }, 3, 0, NULL },
+	{ "equal", { 1, 1 }, { 10, 10 }, { 5, 5 }, 2, 0, NULL },
+	{ "second counter drops", { 1, 1, 1 }, { 10, 20, 30 }, { 5, 4, 9 }, 3, 1, "counter 1 of thread 1 dropped from 5 to 4" },
+	{ "jump above 2^48", { 7, 7 }, { 10, (1ull << 48) + 11 }, { 1, 2 }, 2, 1, "counter 0 of thread 7 jumped" },
+	{ "jump of exactly 2^48", { 7, 7 }, { 10, (1ull << 48) + 10 }, { 1, 2 }, 2, 0, NULL },
+	{ "threads interleaved: no drop across threads", { 1, 2, 1, 2 }, { 100, 5, 200, 6 }, { 9, 1, 9, 2 }, 4, 0, NULL },
+	{ "a first sample is never a jump", { 3 }, { 1ull << 60 }, { 1ull << 60 }, 1, 0, NULL },
+	{ "two drops counted, the first described", { 4, 4, 4 }, { 9, 8, 7 }, { 1, 1, 1 }, 3, 2, "from 9 to 8" },
+};
+
+START_TEST(test_agg_monotonic)
+{
+	struct kperf_agg a;
+	kperf_agg_init(&a, 2, KPERF_BASE_ZERO);
+	for (size_t i = 0; i < mono_cases[_i].n; i++) {
+		struct kperf_kdbuf r = rec(mono_cases[_i].tid[i], S, mono_cases[_i].v0[i], mono_cases[_i].v1[i], 0, 0);
+		kperf_agg_feed(&a, &r, 1);
+	}
+	ck_assert_msg(a.suspect == mono_cases[_i].suspect, "%s: suspect %zu", mono_cases[_i].what, a.suspect);
+	if (mono_cases[_i].why)
+		ck_assert_msg(strstr(a.suspect_why, mono_cases[_i].why), "%s: %s", mono_cases[_i].what, a.suspect_why);
+	kperf_agg_reset(&a);
+	ck_assert(a.suspect == 0 && !a.suspect_why[0]);
+	kperf_agg_release(&a);
+}
+END_TEST
+
 START_TEST(test_agg_many_threads)
 {
 	/* 100 threads, 3 samples each, fed in one batch: the table grows. */
@@ -1479,6 +1513,7 @@ Suite *kperf_suite(void)
 	TCase *tc = tcase_create("agg");
 	tcase_add_loop_test(tc, test_agg_table, 0, (int)ARRAY_SIZE(agg_cases));
 	tcase_add_test(tc, test_agg_many_threads);
+	tcase_add_loop_test(tc, test_agg_monotonic, 0, (int)ARRAY_SIZE(mono_cases));
 	tcase_add_loop_test(tc, test_scope_table, 0, (int)ARRAY_SIZE(scope_cases));
 	tcase_add_loop_test(tc, test_scale_table, 0, (int)ARRAY_SIZE(scale_cases));
 	tcase_add_test(tc, test_order_realises_matching);

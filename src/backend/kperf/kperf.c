@@ -136,7 +136,22 @@ struct kperf_priv {
 	struct kperf_rusage ru;
 	uint64_t totals[KPERF_MAX_COUNTERS];
 	size_t lost;			/* TRACE_LOST_EVENTS records in the run */
+	size_t suspect;			/* C3: samples that dropped or jumped */
+	char suspect_why[160];
 };
+
+/*
+ * What `record` says after a command's block about the runs read since the
+ * last block (kperf_record_tips): C3 suspect runs, and C11 the P-core share
+ * of the instructions.  With interleaved commands the runs of the commands
+ * measured in between are included.
+ */
+static struct {
+	size_t runs, suspect;
+	char why[200];
+	uint64_t instr, pinstr;
+	bool has_p;
+} notes;
 
 static int usable(char *why, size_t len)
 {
@@ -265,6 +280,8 @@ static void kperf_exited(void *priv, pid_t pid)
 	}
 	kperf_agg_total(&p->smp.agg, p->totals);
 	p->lost = p->smp.agg.lost;
+	p->suspect = p->smp.agg.suspect;
+	lk_errbuf(p->suspect_why, sizeof(p->suspect_why), "%s", p->smp.agg.suspect_why);
 	p->have_run = true;
 }
 
@@ -293,6 +310,14 @@ static int kperf_read(void *priv, const struct lk_run_info *run, struct lk_count
 		lk_errbuf(err, len, "proc_pid_rusage reports no instructions for pid %d, so the samples cannot "
 			  "be checked or scaled", (int)p->pid);
 		return -LK_ENOTSUP;
+	}
+	notes.runs++;
+	if (p->suspect && !notes.suspect++)
+		lk_errbuf(notes.why, sizeof(notes.why), "%s", p->suspect_why);
+	if (p->ru.has_p && p->ru.pinstructions <= p->ru.instructions) {
+		notes.instr += p->ru.instructions;
+		notes.pinstr += p->ru.pinstructions;
+		notes.has_p = true;
 	}
 	/* The trace buffer wrapped (F10): complete samples only, so a lower bound, always shown as scaled. */
 	if (p->lost && sc == KPERF_SCOPE_FULL)
@@ -471,4 +496,21 @@ void kperf_record_tips(const char *backend, char *const *argv, bool first)
 	if (first && backend && !strcmp(backend, "kperf"))
 		tip("kperf's configurable events count user mode only; instructions and cycles "
 		    "(proc_pid_rusage) include kernel mode");
+	if (!backend || strcmp(backend, "kperf")) {
+		memset(&notes, 0, sizeof(notes));
+		return;
+	}
+	if (notes.suspect)
+		warning("kperf: %zu of the %zu runs above are suspect: %s (a thread's counters never go down; "
+			"a glitch of the per-cpu deltas kpc sums, or a migration between core types)",
+			notes.suspect, notes.runs, notes.why);
+	/* C11: an event that counts nothing on E-cores under-counts the part of the run that was there. */
+	if (notes.has_p && notes.instr) {
+		double p_share = (double)notes.pinstr / (double)notes.instr;
+		if (p_share < 0.995)
+			tip("kperf: %.1f%% of the instructions retired on P-cores, %.1f%% on E-cores "
+			    "(ri_pinstructions); an event the E-cores do not count is under-counted by that share",
+			    p_share * 100, (1 - p_share) * 100);
+	}
+	memset(&notes, 0, sizeof(notes));
 }
