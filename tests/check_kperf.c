@@ -197,6 +197,47 @@ START_TEST(test_agg_monotonic)
 }
 END_TEST
 
+/* A5 (audit 4): what doctor --macos calls stale: something on with no live foreground ktrace owner. */
+START_TEST(test_stale_table)
+{
+	static const struct {
+		int state, sampling, lwpet, counting, thread_counting;
+		bool alive, stale;
+		const char *names;
+	} cases[] = {
+		{ 0, 0, 0, 0, 0, false, false, "" },
+		{ 0, 1, 1, 3, 3, false, true, "kperf.sampling = 1, kperf.lightweight_pet = 1, kpc.counting = 0x3, kpc.thread_counting = 0x3" },
+		{ 0, 0, 0, 3, 0, false, true, "kpc.counting = 0x3" },
+		{ 1, 1, 1, 3, 3, true, false, "" },		/* a live tool's own state */
+		{ 1, 1, 0, 0, 0, false, true, "kperf.sampling = 1" },	/* its owner died */
+		{ 2, 0, 1, 0, 0, true, true, "kperf.lightweight_pet = 1" },	/* a background tool: nothing of ours may be on */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kperf_answer a[KPERF_A_N];
+		memset(a, 0, sizeof(a));
+		a[KPERF_A_KTRACE_STATE].v = cases[i].state;
+		int v[] = { cases[i].sampling, cases[i].lwpet, cases[i].counting, cases[i].thread_counting };
+		int idx[] = { KPERF_A_SAMPLING, KPERF_A_LWPET, KPERF_A_COUNTING, KPERF_A_THREAD_COUNTING };
+		const char *names[] = { "kperf.sampling", "kperf.lightweight_pet", "kpc.counting", "kpc.thread_counting" };
+		for (size_t k = 0; k < 4; k++) {
+			a[idx[k]].name = names[k];
+			a[idx[k]].v = v[k];
+			snprintf(a[idx[k]].s, sizeof(a[idx[k]].s), k >= 2 ? "0x%x" : "%d", v[k]);
+		}
+		char why[256];
+		ck_assert_msg(kperf_stale(a, cases[i].alive, why, sizeof(why)) == cases[i].stale, "case %zu", i);
+		ck_assert_msg(!strcmp(why, cases[i].names), "case %zu: '%s'", i, why);
+	}
+	/* An unreadable answer (no root) is not evidence of anything. */
+	struct kperf_answer a[KPERF_A_N];
+	memset(a, 0, sizeof(a));
+	a[KPERF_A_SAMPLING].v = 1;
+	a[KPERF_A_SAMPLING].err = -EPERM;
+	char why[64];
+	ck_assert(!kperf_stale(a, false, why, sizeof(why)));
+}
+END_TEST
+
 START_TEST(test_agg_many_threads)
 {
 	/* 100 threads, 3 samples each, fed in one batch: the table grows. */
@@ -1522,6 +1563,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_errno_mapping);
 	tcase_add_test(tc, test_find_plist);
 	tcase_add_test(tc, test_event_note);
+	tcase_add_test(tc, test_stale_table);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("standin");

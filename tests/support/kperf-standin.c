@@ -123,6 +123,7 @@ static void load(void)
 		S.owner = (int)getppid();
 		S.owner_mask = MASK_KDEBUG | MASK_KPERF;
 		S.sampling = 1;
+		snprintf(S.configured_by, sizeof(S.configured_by), "Instruments");
 	}
 	if (env_is("LAUKA_STANDIN_KDSTALE", "typefilter"))
 		S.kd_flags = STANDIN_KDBG_TYPEFILTER;
@@ -1229,6 +1230,8 @@ static int sysctl_int(const char *name, const int *set, int *get)
 		return 0;
 	}
 	if (!strcmp(name, "kperf.lightweight_pet")) {
+		if (standin_euid() != 0)
+			return -EPERM;	/* kperfbsd.c: reads too need ktrace_read_check */
 		if (get)
 			*get = S.lightweight_pet;
 		if (set) {

@@ -129,6 +129,11 @@ static const struct kperf_sys native_sys = {
 	.euid = native_euid,
 	.sysctl_str = native_sysctl_str,
 };
+
+const struct kperf_sys *kperf_native_sys(void)
+{
+	return &native_sys;
+}
 #endif
 
 /* ---- loading ---- */

@@ -146,6 +146,10 @@ struct kperf_fns {
 extern const struct kperf_sys *kperf_sys;
 extern struct kperf_fns kperf_fn;
 
+#ifdef __APPLE__
+/* The real Darwin seam (the one used unless the kperf library exports its own). */
+const struct kperf_sys *kperf_native_sys(void);
+#endif
 /* Load the seam only (enough for the cpu ids and rusage), or the seam and both frameworks. */
 int kperf_load_sys(char *why, size_t len);
 int kperf_load_fns(char *why, size_t len);
