@@ -140,6 +140,35 @@ expect_rc 2; expect_err "^error: xctrace backend: no 'CPU Counters.tracetemplate
 [ ! -e ran ] || fail "ran without a template"
 clean
 
+# A1/C6 (audit 4): an Xcode installed as Xcode-16.2.app (the `xcodes` tool's naming) is found from
+# `xcrun --find xctrace`, as xcrun finds it (the old code looked only in $DEVELOPER_DIR and
+# /Applications/Xcode.app, and failed manual mode).  Fake xcrun and xcode-select answer as Apple's do.
+x16="$PWD/Xcode-16.2.app"
+mkdir -p "$x16/Contents/Applications/Instruments.app/Contents/Resources/Templates" "$x16/Contents/Developer/usr/bin" fake
+cp "$data/l2-miss-xcode16.tracetemplate" "$x16/Contents/Applications/Instruments.app/Contents/Resources/Templates/CPU Counters.tracetemplate"
+printf '#!/bin/sh\n[ "$1 $2" = "--find xctrace" ] && { echo "%s/Contents/Developer/usr/bin/xctrace"; exit 0; }\nexit 1\n' "$x16" > fake/xcrun
+printf '#!/bin/sh\necho /Applications/Xcode.app/Contents/Developer\n' > fake/xcode-select
+chmod +x fake/xcrun fake/xcode-select
+PATH="$PWD/fake:$PATH" run env -u LAUKA_XCTRACE_TEMPLATE -u DEVELOPER_DIR "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0; expect_out '^fixed_cycles '
+clean
+# The Command Line Tools selected: xcrun cannot find xctrace; said so, with the fix line.
+printf '#!/bin/sh\necho "xcrun: error: unable to find utility \\"xctrace\\", not a developer tool or in PATH" >&2\nexit 72\n' > fake/xcrun
+printf '#!/bin/sh\necho /Library/Developer/CommandLineTools\n' > fake/xcode-select
+PATH="$PWD/fake:$PATH" run env -u LAUKA_XCTRACE_TEMPLATE -u DEVELOPER_DIR "$LAUKA" --color never --backend xctrace -m cycles -- 'touch ran'
+expect_rc 2
+expect_err "^error: xctrace backend: xcode-select points at the Command Line Tools (/Library/Developer/CommandLineTools), which have no Instruments"
+expect_err '^fix: sudo xcode-select -s /Applications/Xcode.*\.app/Contents/Developer$'
+[ ! -e ran ] || fail "ran with the Command Line Tools selected"
+clean
+# The licence not accepted: xcrun refuses every tool until it is; said so, with the fix line.
+LAUKA_STANDIN_MODE=license run "$LAUKA" --color never --backend xctrace -m cycles -- 'touch ran'
+expect_rc 2
+expect_err "^error: xctrace backend: the Xcode licence has not been accepted"
+expect_err '^fix: sudo xcodebuild -license accept$'
+[ ! -e ran ] || fail "ran without the licence"
+clean
+
 # --show-output passes the command's stdout through (--target-stdout -, before --launch, as JMH
 # records); xctrace's own messages are still read from the log, so the benign exit 2 stays benign.
 # Without it the output is dropped (the old code dropped it in both cases).

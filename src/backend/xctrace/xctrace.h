@@ -35,6 +35,7 @@
 #ifndef LAUKA_BACKEND_XCTRACE_H
 #define LAUKA_BACKEND_XCTRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "backend/backend.h"
@@ -54,6 +55,20 @@ extern const struct lk_backend backend_xctrace;
 int xctrace_record_outcome(int exit_code, int term_signal, const char *log, char *why, size_t len);
 /* "xctrace version 15.0 (15A240d)" -> 15; -1 when there is no version. */
 int xctrace_parse_version(const char *out, char *ver, size_t len);
+/*
+ * A1/C6 (audit 4): the developer directory behind a path `xcrun --find
+ * xctrace` printed ("DEV/usr/bin/xctrace", trailing white space ignored):
+ * 0 with DEV in out, -1 when the path does not end so.  Pure.
+ */
+int xctrace_developer_dir_of(const char *xctrace_path, char *out, size_t len);
+/*
+ * What an Xcode set-up problem looks like from xcrun's output and the
+ * selected developer directory: the licence not accepted, or the Command
+ * Line Tools selected (no Instruments; `suggest` is a full Xcode's developer
+ * directory to select).  true with a message and a second line
+ * "fix: ..." in why; false when neither.  Pure.
+ */
+bool xctrace_xcode_problem(const char *output, const char *devdir, const char *suggest, char *why, size_t len);
 /* true in guided mode ($LAUKA_XCTRACE_MODE=guided) */
 bool xctrace_guided(void);
 /* The xctrace version string the last open() found ("" before). */
