@@ -1321,6 +1321,20 @@ static const char *const xctrace_defaults[] = {
 	NULL,
 };
 
+/*
+ * C10 (audit 4): lauka's first Ctrl-C reaches xctrace as SIGINT (the runner
+ * forwards it to the group); xctrace then stops the recording and saves it,
+ * which takes about 2.5 s (xctrace.md section 4).  The runner's own 1 s grace
+ * would SIGKILL it while saving (a SIGKILLed xctrace has destroyed finished
+ * recordings); it gets the backend's grace, $LAUKA_XCTRACE_GRACE (15 s).  A
+ * second Ctrl-C still kills at once.  Not observed on a Mac.
+ */
+static unsigned xctrace_interrupt_grace_ms(void *priv)
+{
+	const struct xctrace_priv *p = priv;
+	return (p->grace_s ? p->grace_s : env_seconds("LAUKA_XCTRACE_GRACE", 15)) * 1000u;
+}
+
 const struct lk_backend backend_xctrace = {
 	.name = "xctrace",
 	.desc = "configurable counters without root, recorded by Instruments (xcrun xctrace; macOS with Xcode)",
@@ -1338,6 +1352,7 @@ const struct lk_backend backend_xctrace = {
 	.detach = xctrace_detach,
 	.close = xctrace_close,
 	.exit_status = xctrace_exit_status,
+	.interrupt_grace_ms = xctrace_interrupt_grace_ms,
 	.json_run = xctrace_json_run,
 	.json_scope = "launched process only",
 };
