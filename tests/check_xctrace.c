@@ -18,6 +18,7 @@
 #include <plist/plist.h>
 
 #include "backend/xctrace/xctrace.h"
+#include "machine/xctrace-check.h"
 #include "catalog/db.h"
 #include "base/error.h"
 #include "base/util.h"
@@ -1001,11 +1002,38 @@ START_TEST(test_xcode_discovery)
 }
 END_TEST
 
+/* A2/C7 (audit 4): the self-check's verdict on alu's FIXED_INSTRUCTIONS: 2 per iteration, 2% below, 2% + start-up above. */
+START_TEST(test_self_check_judge)
+{
+	static const struct {
+		uint64_t counted;
+		bool ok;
+		const char *why;
+	} cases[] = {
+		{ 200000000, true, NULL }, { 196000000, true, NULL }, { 195999999, false, "dropped" },
+		{ 209000000, true, NULL }, { 209000001, false, "104.5%" }, { 140150000, false, "70.1% of the 200000000" },
+		{ 0, false, "counted 0 instructions" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xct_check c;
+		memset(&c, 0, sizeof(c));
+		xct_check_judge(&c, cases[i].counted, 100000000);
+		ck_assert_msg(c.ok == cases[i].ok, "case %zu: ok %d", i, c.ok);
+		ck_assert_uint_eq(c.expected, 200000000);
+		if (cases[i].why)
+			ck_assert_msg(strstr(c.why, cases[i].why), "case %zu: %s", i, c.why);
+		else
+			ck_assert(!c.why[0]);
+	}
+}
+END_TEST
+
 Suite *xctrace_suite(void)
 {
 	Suite *s = suite_create("xctrace");
 	TCase *tc = tcase_create("xctrace");
 	tcase_add_test(tc, test_xcode_discovery);
+	tcase_add_test(tc, test_self_check_judge);
 	tcase_add_test(tc, test_pmi_export);
 	tcase_add_test(tc, test_time_export);
 	tcase_add_test(tc, test_mismatch_rejected);

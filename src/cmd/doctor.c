@@ -25,6 +25,7 @@
 #include "cmd/builtin.h"
 #include "base/error.h"
 #include "cmd/options.h"
+#include "machine/xctrace-check.h"
 #include "catalog/pmu.h"
 #include "spawn/runner.h"
 #include "base/capture.h"
@@ -510,6 +511,21 @@ static void macos_facts(struct doctor *d)
 	macos_answers(d, true);
 }
 
+/* A2/C7: one manual recording of lauka-probe alu against its known instruction count. */
+static void xctrace_check_fact(struct doctor *d)
+{
+	struct xct_check c;
+	char why[512] = "";
+	if (xct_check_run(&c, why, sizeof(why)) < 0)
+		add(d, "xctrace self-check", V_FAIL, "a manual recording of lauka-probe alu with FIXED_INSTRUCTIONS",
+		    "%s", why);
+	else
+		add(d, "xctrace self-check", c.ok ? V_OK : V_FAIL, "the export's FIXED_INSTRUCTIONS within 2% of "
+		    "lauka-probe alu's 2 per iteration (plus start-up)", "%llu of %llu (%.1f%%)%s%s",
+		    (unsigned long long)c.counted, (unsigned long long)c.expected, c.ratio * 100, c.ok ? "" : ": ",
+		    c.ok ? "" : "record marks xctrace counts suspect until a check passes");
+}
+
 /* ---- Linux ---- */
 
 #ifdef __linux__
@@ -621,6 +637,9 @@ static const struct {
 	  "kpc.force_all_ctrs is closed source; a getter missing from the framework leaves its field unchecked" },
 	{ "tailspind as a background ktrace client, and which kernel client holds the CPU's PMU (audit 4, A3-A5)",
 	  "inferred from kern_ktrace.c and kern_kpc.c; doctor --macos shows ktrace.background_pid and kpc's EBUSY" },
+	{ "whether xctrace drops the end of the counter stream when the command exits first (audit 4, A2)",
+	  "the xctrace self-check records lauka-probe alu against its known count (doctor, calibrate); record "
+	  "marks xctrace counts suspect while the last check failed" },
 	{ "the P-core share (ri_pinstructions) and what E-cores count for each event (C11)",
 	  "the share is shown beside kperf results; no measurement of E-core counting exists" },
 };
@@ -795,6 +814,8 @@ int cmd_doctor(int argc, char **argv)
 		int xr = xb->detect(why, sizeof(why));
 		add(&d, "xctrace", V_INFO, "without root, --backend xctrace counts the kpep events through Instruments (Xcode)",
 		    "%s", xr == 0 ? "xctrace found: record and calibrate --backend xctrace work without root" : why);
+		if (xr == 0)
+			xctrace_check_fact(&d);
 		mac = true;
 	}
 #undef WANT

@@ -201,4 +201,29 @@ clean
 
 # doctor says which backend counts the kpep events without root.
 run "$LAUKA" doctor --backend xctrace
-expect_rc 0; expect_out '^info  xctrace  xctrace found: record and calibrate --backend xctrace work without root'
+expect_rc 0; expect_out '^info  xctrace  *xctrace found: record and calibrate --backend xctrace work without root'
+expect_out '^ok    xctrace self-check '
+
+# A2/C7 (audit 4): the xctrace self-check.  doctor records lauka-probe alu (2 instructions per
+# iteration) with FIXED_INSTRUCTIONS and compares the export's total with 2N (±2%); the stand-in
+# serves 2N * LAUKA_STANDIN_ALU_FACTOR (+ start-up).  A failed check marks every later xctrace
+# record as suspect, with the reason, until a check passes (the old code had no check at all).
+LAUKA_STANDIN_ALU_FACTOR=1 run "$LAUKA" doctor --backend xctrace
+expect_rc 0
+expect_out '^ok    xctrace self-check  *200150000 of 200000000 (100.1%)$'
+run "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0
+printf '%s\n' "$err" | grep -q suspect && fail "suspect after a passing check: $err"
+clean
+LAUKA_STANDIN_ALU_FACTOR=0.7 run "$LAUKA" doctor --backend xctrace
+expect_rc 2
+expect_out '^FAIL  xctrace self-check  *140150000 of 200000000 (70.1%): record marks xctrace counts suspect'
+run "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0
+expect_err '^warning: xctrace counts are suspect: the last self-check failed: xctrace counted 140150000 instructions for lauka-probe alu 100000000, 70.1% of the 200000000 it retires (the end of the counter stream may be dropped when the command exits first)$'
+clean
+LAUKA_STANDIN_ALU_FACTOR=1.01 run "$LAUKA" doctor --backend xctrace
+expect_rc 0
+run "$LAUKA" --color never --backend xctrace -m cycles -- true
+printf '%s\n' "$err" | grep -q suspect && fail "still suspect after a passing check: $err"
+clean
