@@ -10,6 +10,7 @@
  * outlive a process use $LAUKA_STANDIN_STATE.
  */
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -235,6 +236,69 @@ START_TEST(test_stale_table)
 	a[KPERF_A_SAMPLING].err = -EPERM;
 	char why[64];
 	ck_assert(!kperf_stale(a, false, why, sizeof(why)));
+}
+END_TEST
+
+/*
+ * C9 (audit 4): replay the kdebug dumps recorded on real Macs
+ * (tests/fixtures/macos/<machine>/kdebug-alu.bin, tests/fixtures/macos/README.md)
+ * through lauka's aggregation: records were read, samples are complete with the
+ * flags the model writes, and no counter of a thread drops.  None present: nothing to replay.
+ */
+static void replay_dump(const char *dir)
+{
+	char path[PATH_MAX + 512], vpath[PATH_MAX + 512];
+	snprintf(path, sizeof(path), "%s/kdebug-alu.bin", dir);
+	snprintf(vpath, sizeof(vpath), "%s/kdebug-alu.values", dir);
+	char *buf = NULL, *vbuf = NULL;
+	size_t len = 0, vlen = 0;
+	if (lk_read_file(path, (size_t)1 << 30, &buf, &len) < 0)
+		return;
+	ck_assert_msg(lk_read_file(vpath, 64, &vbuf, &vlen) == 0, "%s: no kdebug-alu.values beside the dump", dir);
+	size_t values = (size_t)strtoul(vbuf, NULL, 10);
+	ck_assert_msg(values >= 2 && values <= KPERF_MAX_COUNTERS, "%s: %zu values per sample", dir, values);
+	ck_assert_msg(len % sizeof(struct kperf_kdbuf) == 0, "%s: %zu bytes is not whole 64-byte records", dir, len);
+	struct kperf_agg a;
+	kperf_agg_init(&a, values, KPERF_BASE_ZERO);
+	size_t n = len / sizeof(struct kperf_kdbuf);
+	struct kperf_kdbuf *recs = xcalloc(n ? n : 1, sizeof(*recs));
+	memcpy(recs, buf, len);
+	kperf_agg_feed(&a, recs, n);
+	size_t samples = 0;
+	for (size_t i = 0; i < a.nthreads; i++)
+		samples += a.threads[i].nsamples;
+	size_t per = (values + 3) / 4;
+	printf("macOS fixture %s: %zu records, %zu samples, %zu threads, %zu dropped, %zu lost\n", dir, a.records,
+	       samples, a.nthreads, a.dropped, a.lost);
+	ck_assert_msg(samples > 0, "%s: no complete sample", dir);
+	ck_assert_msg(a.records >= samples * per && a.dropped * 100 <= samples, "%s: %zu records for %zu samples of %zu, "
+		      "%zu dropped", dir, a.records, samples, per, a.dropped);
+	ck_assert_msg(a.starts >= samples && (per == 1 || a.ends >= samples), "%s: %zu START, %zu END for %zu samples",
+		      dir, a.starts, a.ends, samples);
+	ck_assert_msg(a.suspect == 0, "%s: %s", dir, a.suspect_why);
+	kperf_agg_release(&a);
+	free(recs);
+	free(buf);
+	free(vbuf);
+}
+
+START_TEST(test_macos_fixtures)
+{
+	const char *root = getenv("LAUKA_MACOS_FIXTURES");
+	char top[PATH_MAX];
+	snprintf(top, sizeof(top), "%s", root && *root ? root : LAUKA_SRCDIR "/tests/fixtures/macos");
+	DIR *d = opendir(top);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char dir[PATH_MAX + 256];
+		snprintf(dir, sizeof(dir), "%s/%s", top, de->d_name);
+		replay_dump(dir);
+	}
+	closedir(d);
 }
 END_TEST
 
@@ -1547,6 +1611,40 @@ START_TEST(test_a7_pet_period_macos13)
 }
 END_TEST
 
+/* C9: LAUKA_KPERF_DUMP keeps every record lauka read; the model's dump replays as a Mac's would. */
+START_TEST(test_kdebug_dump_replays)
+{
+	char *dir = tmp_template("lauka-dump");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *bin = xasprintf("%s/kdebug-alu.bin", dir), *vals = xasprintf("%s/kdebug-alu.values", dir);
+	setenv("LAUKA_KPERF_DUMP", bin, 1);
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
+	char *argv[] = { LAUKA_BUILD "/kperf-spin", "30", NULL };
+	struct lk_counts c[1];
+	struct runner_result res;
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	uint32_t values = state().thread_values;
+	backend_inst_close(&bi);
+	unsetenv("LAUKA_KPERF_DUMP");
+	FILE *f = fopen(vals, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%u\n", (unsigned)values);
+	fclose(f);
+	struct stat st;
+	ck_assert_msg(stat(bin, &st) == 0 && st.st_size > 0 && st.st_size % 64 == 0, "no dump");
+	replay_dump(dir);
+	unlink(bin);
+	unlink(vals);
+	rmdir(dir);
+	free(bin);
+	free(vals);
+	free(dir);
+}
+END_TEST
+
 extern Suite *kperf_suite(void);
 Suite *kperf_suite(void)
 {
@@ -1564,6 +1662,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_find_plist);
 	tcase_add_test(tc, test_event_note);
 	tcase_add_test(tc, test_stale_table);
+	tcase_add_test(tc, test_macos_fixtures);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("standin");
@@ -1599,6 +1698,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_c4_action_count_race);
 	tcase_add_test(tc, test_c5_kpc_ebusy_names_kernel_client);
 	tcase_add_test(tc, test_a7_pet_period_macos13);
+	tcase_add_test(tc, test_kdebug_dump_replays);
 	suite_add_tcase(s, tc);
 	return s;
 }

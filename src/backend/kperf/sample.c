@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -189,6 +190,23 @@ int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, si
 	return 0;
 }
 
+/*
+ * C9 (audit 4): $LAUKA_KPERF_DUMP names a file that receives every record read
+ * (raw 64-byte kd_buf, appended), for the fixtures scripts/macos-fixtures.sh
+ * collects from a real Mac; tests/check_kperf.c replays them.
+ */
+static void dump(const struct kperf_kdbuf *recs, size_t n)
+{
+	const char *path = getenv("LAUKA_KPERF_DUMP");
+	if (!path || !*path || !n)
+		return;
+	FILE *f = fopen(path, "ab");
+	if (f) {
+		fwrite(recs, sizeof(*recs), n, f);
+		fclose(f);
+	}
+}
+
 /* Drain the trace buffer into the aggregation. */
 static int drain(struct kperf_sampler *s)
 {
@@ -199,6 +217,7 @@ static int drain(struct kperf_sampler *s)
 			return r;
 		if (got > READ_CHUNK)
 			got = READ_CHUNK;
+		dump(s->buf, got);
 		kperf_agg_feed(&s->agg, s->buf, got);
 		if (got < READ_CHUNK)
 			return 0;

@@ -854,11 +854,49 @@ static void ktrace_sweep(struct xctrace_priv *p)
 }
 
 /* Everything a run leaves: the bundle, the exports, the logs, our ktrace files. */
+/*
+ * C9 (audit 4): $LAUKA_XCTRACE_KEEP names a directory where each run's TOC and
+ * table export are copied (toc-N.xml, table-N.xml) before they are deleted:
+ * the fixtures scripts/macos-fixtures.sh collects from a real Mac.
+ */
+static void keep_exports(const struct xctrace_priv *p)
+{
+	static unsigned n;
+	const char *dir = getenv("LAUKA_XCTRACE_KEEP");
+	if (!dir || !*dir)
+		return;
+	static const char *const names[] = { "toc", "table" };
+	char toc[PATH_MAX + 32];
+	path_in(p, "toc.xml", toc, sizeof(toc));
+	if (access(toc, F_OK) != 0)
+		return;		/* nothing exported since the last clean-up */
+	n++;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char from[PATH_MAX + 32], to[PATH_MAX];
+		char name[32];
+		snprintf(name, sizeof(name), "%s.xml", names[i]);
+		path_in(p, name, from, sizeof(from));
+		char *buf = NULL;
+		size_t len = 0;
+		if (lk_read_file(from, XCT_LOG_MAX * 64, &buf, &len) < 0)
+			continue;
+		snprintf(to, sizeof(to), "%s/%s-%u.xml", dir, names[i], n);
+		FILE *f = fopen(to, "w");
+		if (f) {
+			fwrite(buf, 1, len, f);
+			fclose(f);
+		}
+		free(buf);
+	}
+}
+
 static void clean_run(struct xctrace_priv *p)
 {
 	static const char *const names[] = { "run.trace", "toc.xml", "table.xml", "record.log", "record.log.fifo",
 					     "record.log.done", "export.log", "watchdog.fired" };
 	char path[PATH_MAX + 32];
+	if (p->dir[0])
+		keep_exports(p);
 	for (size_t i = 0; p->dir[0] && i < ARRAY_SIZE(names); i++) {
 		path_in(p, names[i], path, sizeof(path));
 		rm_tree(path);
