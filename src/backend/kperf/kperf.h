@@ -20,6 +20,7 @@
  * `backend_kperf` directly.
  *
  * Environment:
+ *   LAUKA_KPERF_DUMP      append every kdebug record read to this file (fixtures, C9)
  *   LAUKA_KPERF_PATH      kperf library (default: the private framework)
  *   LAUKA_KPERFDATA_PATH  kperfdata library (default: the private framework)
  *   KPEP_DB_PATH          first directory searched for the CPU's kpep plist
@@ -54,7 +55,9 @@ int kperf_action_count(uint32_t *out, char *why, size_t len);
  * C1 (audit 4): the kernel's answers `lauka doctor --macos` prints, read
  * only (nothing is written; reading ktrace.* needs no root, kperf.* and kpc.*
  * do).  Each is a sysctl through the backend's seam, so the model of XNU
- * answers on Linux.  err is 0 or -errno of the read.
+ * answers on Linux.  err is 0 or -errno of the read.  The names and rules
+ * come from XNU's source (kern_ktrace.c, kperfbsd.c, kern_kpc.c);
+ * kpc.force_all_ctrs is closed source; none has been read on a Mac yet.
  */
 struct kperf_answer {
 	const char *name;		/* the sysctl, or "kpc counters" */

@@ -28,7 +28,9 @@
  *   LAUKA_KPEP_FILE         kpep plist to use instead of the running CPU's
  *   LAUKA_XCTRACE_TEMPLATE  CPU Counters template to patch (default: Xcode's own)
  *   LAUKA_XCTRACE_TIMEOUT   seconds before the watchdog stops a recording (default 1800)
- *   LAUKA_XCTRACE_GRACE     seconds between its SIGINT and SIGKILL (default 15)
+ *   LAUKA_XCTRACE_GRACE     seconds between its SIGINT and SIGKILL (default 15); also
+ *                           after lauka's first Ctrl-C (the interrupt_grace_ms op, C10)
+ *   LAUKA_XCTRACE_KEEP      copy each run's TOC and table export here (fixtures, C9)
  *   LAUKA_XCTRACE_TMPDIR    where xctrace leaves instruments*.ktrace (default:
  *                           DARWIN_USER_TEMP_DIR on macOS, none elsewhere)
  */
