@@ -225,7 +225,7 @@ static int readback(const struct kperf_config *c, char *err, size_t len)
 		return 0;
 	uint64_t got[KPERF_MAX_COUNTERS] = { 0 };
 	errno = 0;
-	int r = f->kpc_get_config(KPC_CLASS_CONFIGURABLE_MASK, got);
+	int r = f->kpc_get_config(c->classes, got);	/* the classes the words were written with */
 	int e = kperf_call_errno(r, errno);
 	if (e)
 		return kperf_errno_error("kpc_get_config", e, err, len);
