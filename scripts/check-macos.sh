@@ -99,7 +99,7 @@ echo "check-macos: $n compilations clean ($(echo $srcs | wc -w) files x targets:
 # scripts/macos-fixtures.sh records it): the doctor JSON is checked here, the kdebug dumps by the
 # kperf unit suite, the xctrace exports by t-xctrace-fixtures.sh.  MACOS_FIXTURES: another directory.
 fx=${MACOS_FIXTURES:-tests/fixtures/macos}
-dirs=$(for d in "$fx"/*/; do [ -d "$d" ] && printf '%s\n' "${d%/}"; done)
+dirs=$(for d in "$fx"/*/; do if [ -d "$d" ]; then printf '%s\n' "${d%/}"; fi; done)
 if [ -z "$dirs" ]; then
 	echo "check-macos: no fixtures from a real Mac yet (see $fx/README.md; scripts/macos-fixtures.sh records them)"
 	exit 0
