@@ -10,6 +10,8 @@
 # private include directory (never the whole of /usr/include, whose libc
 # headers would shadow Apple's).
 #
+# Then it replays the fixtures real Macs recorded, when there are any (tests/fixtures/macos).
+#
 #   MACOS_TARGETS="aarch64-macos x86_64-macos aarch64-macos.13.0"  (default;
 #   11.7 is zig's default minimum, whose headers lack RUSAGE_INFO_V6; 13.0 has it)
 set -eu
@@ -92,3 +94,32 @@ if [ "$fail" -ne 0 ]; then
 	exit 1
 fi
 echo "check-macos: $n compilations clean ($(echo $srcs | wc -w) files x targets: $targets)"
+
+# C9 (audit 4): replay what real Macs recorded (tests/fixtures/macos/README.md defines the set,
+# scripts/macos-fixtures.sh records it): the doctor JSON is checked here, the kdebug dumps by the
+# kperf unit suite, the xctrace exports by t-xctrace-fixtures.sh.  MACOS_FIXTURES: another directory.
+fx=${MACOS_FIXTURES:-tests/fixtures/macos}
+dirs=$(for d in "$fx"/*/; do if [ -d "$d" ]; then printf '%s\n' "${d%/}"; fi; done)
+if [ -z "$dirs" ]; then
+	echo "check-macos: no fixtures from a real Mac yet (see $fx/README.md; scripts/macos-fixtures.sh records them)"
+	exit 0
+fi
+for d in $dirs; do
+	[ -f "$d/doctor-macos.json" ] || continue
+	python3 - "$d/doctor-macos.json" <<'PY' || { echo "check-macos: $d/doctor-macos.json does not replay" >&2; exit 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["name"]: x for x in d["facts"]}
+need = ("ktrace.state", "ktrace.owning_pid", "ktrace.background_pid", "ktrace.configured_by", "kperf.action.count",
+        "kperf.sampling", "kperf.lightweight_pet", "kpc.counting", "kpc.thread_counting", "kpc.force_all_ctrs",
+        "kpc counters", "DevToolsSecurity -status", "xcode-select -p", "cycle")
+missing = [k for k in need if k not in f]
+assert not missing, "missing answers: %s" % missing
+print("check-macos: %s: %s" % (sys.argv[1], "; ".join("%s=%s" % (k, f[k]["observed"]) for k in need[:11])))
+PY
+done
+case "$fx" in /*) ;; *) fx="$root/$fx" ;; esac
+make -s build/check_lauka build/libkperf-standin.so build/kperf-spin build/lauka build/lauka-probe >/dev/null
+export LAUKA_MACOS_FIXTURES="$fx"
+CK_RUN_SUITE=kperf CK_RUN_CASE=agg build/check_lauka
+sh tests/cli/run.sh build t-xctrace-fixtures.sh

@@ -10,6 +10,7 @@
  * outlive a process use $LAUKA_STANDIN_STATE.
  */
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -160,6 +161,144 @@ START_TEST(test_agg_table)
 	kperf_agg_total(&a, tot);
 	ck_assert_uint_eq(tot[0], 0);
 	kperf_agg_release(&a);
+}
+END_TEST
+
+/* C3 (audit 4): per thread, a counter that drops or rises by more than 2^48 in one sample marks the run suspect. */
+static const struct {
+	const char *what;
+	uint64_t tid[4], v0[4], v1[4];
+	size_t n, suspect;
+	const char *why;
+} mono_cases[] = {
+	{ "rising", { 1, 1, 1 }, { 10, 20, 30 }, { 5, 6, 7 }, 3, 0, NULL },
+	{ "equal", { 1, 1 }, { 10, 10 }, { 5, 5 }, 2, 0, NULL },
+	{ "second counter drops", { 1, 1, 1 }, { 10, 20, 30 }, { 5, 4, 9 }, 3, 1, "counter 1 of thread 1 dropped from 5 to 4" },
+	{ "jump above 2^48", { 7, 7 }, { 10, (1ull << 48) + 11 }, { 1, 2 }, 2, 1, "counter 0 of thread 7 jumped" },
+	{ "jump of exactly 2^48", { 7, 7 }, { 10, (1ull << 48) + 10 }, { 1, 2 }, 2, 0, NULL },
+	{ "threads interleaved: no drop across threads", { 1, 2, 1, 2 }, { 100, 5, 200, 6 }, { 9, 1, 9, 2 }, 4, 0, NULL },
+	{ "a first sample is never a jump", { 3 }, { 1ull << 60 }, { 1ull << 60 }, 1, 0, NULL },
+	{ "two drops counted, the first described", { 4, 4, 4 }, { 9, 8, 7 }, { 1, 1, 1 }, 3, 2, "from 9 to 8" },
+};
+
+START_TEST(test_agg_monotonic)
+{
+	struct kperf_agg a;
+	kperf_agg_init(&a, 2, KPERF_BASE_ZERO);
+	for (size_t i = 0; i < mono_cases[_i].n; i++) {
+		struct kperf_kdbuf r = rec(mono_cases[_i].tid[i], S, mono_cases[_i].v0[i], mono_cases[_i].v1[i], 0, 0);
+		kperf_agg_feed(&a, &r, 1);
+	}
+	ck_assert_msg(a.suspect == mono_cases[_i].suspect, "%s: suspect %zu", mono_cases[_i].what, a.suspect);
+	if (mono_cases[_i].why)
+		ck_assert_msg(strstr(a.suspect_why, mono_cases[_i].why), "%s: %s", mono_cases[_i].what, a.suspect_why);
+	kperf_agg_reset(&a);
+	ck_assert(a.suspect == 0 && !a.suspect_why[0]);
+	kperf_agg_release(&a);
+}
+END_TEST
+
+/* A5 (audit 4): what doctor --macos calls stale: something on with no live foreground ktrace owner. */
+START_TEST(test_stale_table)
+{
+	static const struct {
+		int state, sampling, lwpet, counting, thread_counting;
+		bool alive, stale;
+		const char *names;
+	} cases[] = {
+		{ 0, 0, 0, 0, 0, false, false, "" },
+		{ 0, 1, 1, 3, 3, false, true, "kperf.sampling = 1, kperf.lightweight_pet = 1, kpc.counting = 0x3, kpc.thread_counting = 0x3" },
+		{ 0, 0, 0, 3, 0, false, true, "kpc.counting = 0x3" },
+		{ 1, 1, 1, 3, 3, true, false, "" },		/* a live tool's own state */
+		{ 1, 1, 0, 0, 0, false, true, "kperf.sampling = 1" },	/* its owner died */
+		{ 2, 0, 1, 0, 0, true, true, "kperf.lightweight_pet = 1" },	/* a background tool: nothing of ours may be on */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kperf_answer a[KPERF_A_N];
+		memset(a, 0, sizeof(a));
+		a[KPERF_A_KTRACE_STATE].v = cases[i].state;
+		int v[] = { cases[i].sampling, cases[i].lwpet, cases[i].counting, cases[i].thread_counting };
+		int idx[] = { KPERF_A_SAMPLING, KPERF_A_LWPET, KPERF_A_COUNTING, KPERF_A_THREAD_COUNTING };
+		const char *names[] = { "kperf.sampling", "kperf.lightweight_pet", "kpc.counting", "kpc.thread_counting" };
+		for (size_t k = 0; k < 4; k++) {
+			a[idx[k]].name = names[k];
+			a[idx[k]].v = v[k];
+			snprintf(a[idx[k]].s, sizeof(a[idx[k]].s), k >= 2 ? "0x%x" : "%d", v[k]);
+		}
+		char why[256];
+		ck_assert_msg(kperf_stale(a, cases[i].alive, why, sizeof(why)) == cases[i].stale, "case %zu", i);
+		ck_assert_msg(!strcmp(why, cases[i].names), "case %zu: '%s'", i, why);
+	}
+	/* An unreadable answer (no root) is not evidence of anything. */
+	struct kperf_answer a[KPERF_A_N];
+	memset(a, 0, sizeof(a));
+	a[KPERF_A_SAMPLING].v = 1;
+	a[KPERF_A_SAMPLING].err = -EPERM;
+	char why[64];
+	ck_assert(!kperf_stale(a, false, why, sizeof(why)));
+}
+END_TEST
+
+/*
+ * C9 (audit 4): replay the kdebug dumps recorded on real Macs
+ * (tests/fixtures/macos/<machine>/kdebug-alu.bin, tests/fixtures/macos/README.md)
+ * through lauka's aggregation: records were read, samples are complete with the
+ * flags the model writes, and no counter of a thread drops.  None present: nothing to replay.
+ */
+static void replay_dump(const char *dir)
+{
+	char path[PATH_MAX + 512], vpath[PATH_MAX + 512];
+	snprintf(path, sizeof(path), "%s/kdebug-alu.bin", dir);
+	snprintf(vpath, sizeof(vpath), "%s/kdebug-alu.values", dir);
+	char *buf = NULL, *vbuf = NULL;
+	size_t len = 0, vlen = 0;
+	if (lk_read_file(path, (size_t)1 << 30, &buf, &len) < 0)
+		return;
+	ck_assert_msg(lk_read_file(vpath, 64, &vbuf, &vlen) == 0, "%s: no kdebug-alu.values beside the dump", dir);
+	size_t values = (size_t)strtoul(vbuf, NULL, 10);
+	ck_assert_msg(values >= 2 && values <= KPERF_MAX_COUNTERS, "%s: %zu values per sample", dir, values);
+	ck_assert_msg(len % sizeof(struct kperf_kdbuf) == 0, "%s: %zu bytes is not whole 64-byte records", dir, len);
+	struct kperf_agg a;
+	kperf_agg_init(&a, values, KPERF_BASE_ZERO);
+	size_t n = len / sizeof(struct kperf_kdbuf);
+	struct kperf_kdbuf *recs = xcalloc(n ? n : 1, sizeof(*recs));
+	memcpy(recs, buf, len);
+	kperf_agg_feed(&a, recs, n);
+	size_t samples = 0;
+	for (size_t i = 0; i < a.nthreads; i++)
+		samples += a.threads[i].nsamples;
+	size_t per = (values + 3) / 4;
+	printf("macOS fixture %s: %zu records, %zu samples, %zu threads, %zu dropped, %zu lost\n", dir, a.records,
+	       samples, a.nthreads, a.dropped, a.lost);
+	ck_assert_msg(samples > 0, "%s: no complete sample", dir);
+	ck_assert_msg(a.records >= samples * per && a.dropped * 100 <= samples, "%s: %zu records for %zu samples of %zu, "
+		      "%zu dropped", dir, a.records, samples, per, a.dropped);
+	ck_assert_msg(a.starts >= samples && (per == 1 || a.ends >= samples), "%s: %zu START, %zu END for %zu samples",
+		      dir, a.starts, a.ends, samples);
+	ck_assert_msg(a.suspect == 0, "%s: %s", dir, a.suspect_why);
+	kperf_agg_release(&a);
+	free(recs);
+	free(buf);
+	free(vbuf);
+}
+
+START_TEST(test_macos_fixtures)
+{
+	const char *root = getenv("LAUKA_MACOS_FIXTURES");
+	char top[PATH_MAX];
+	snprintf(top, sizeof(top), "%s", root && *root ? root : LAUKA_SRCDIR "/tests/fixtures/macos");
+	DIR *d = opendir(top);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char dir[PATH_MAX + 256];
+		snprintf(dir, sizeof(dir), "%s/%s", top, de->d_name);
+		replay_dump(dir);
+	}
+	closedir(d);
 }
 END_TEST
 
@@ -1349,6 +1488,163 @@ START_TEST(test_event_note)
 }
 END_TEST
 
+/*
+ * C2 (audit 4): kpc has no owner, so another root process can reprogram it;
+ * every kpc and kperf setting is read back after programming, and a
+ * difference fails the open naming the field.  The model's TAMPER rewrites
+ * one field right after lauka's own write (the old code opened and counted
+ * the wrong events).
+ */
+START_TEST(test_c2_readback_names_the_field)
+{
+	static const struct {
+		const char *field, *named;
+	} cases[] = {
+		{ "config", "kpc_get_config word 2" },
+		{ "counting", "kpc_get_counting" },
+		{ "thread_counting", "kpc_get_thread_counting" },
+		{ "period", "timer 1's period" },
+		{ "samplers", "action 1's samplers" },
+		{ "pet", "the PET timer" },
+		{ "lightweight_pet", "kperf.lightweight_pet" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		setenv("LAUKA_STANDIN_TAMPER", cases[i].field, 1);
+		use_standin();
+		struct backend_inst bi;
+		char err[512] = "";
+		int r = open_branch(&bi, err, sizeof(err));
+		ck_assert_msg(r == -LK_EBUSY, "%s: open gave %d (%s)", cases[i].field, r, err);
+		ck_assert_msg(strstr(err, cases[i].named) && strstr(err, "read-back"), "%s: %s", cases[i].field, err);
+		assert_closed(cases[i].field);
+		kperf_lib_unload();
+		dlclose(standin_handle);
+	}
+	unsetenv("LAUKA_STANDIN_TAMPER");
+}
+END_TEST
+
+/* C2: another root process rewrites a config word between open and attach: the run fails, naming the word. */
+START_TEST(test_c2_reprogrammed_between_open_and_attach)
+{
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
+	typedef int (*set_fn)(uint32_t, uint64_t *);
+	typedef int (*get_fn)(uint32_t, uint64_t *);
+	set_fn set = (set_fn)dlsym(standin_handle, "kpc_set_config");
+	get_fn get = (get_fn)dlsym(standin_handle, "kpc_get_config");
+	ck_assert(set && get);
+	uint64_t w[KPERF_MAX_COUNTERS] = { 0 };
+	ck_assert_int_eq(get(KPC_CLASS_CONFIGURABLE_MASK, w), 0);
+	w[5] ^= 0x40;
+	ck_assert_int_eq(set(KPC_CLASS_CONFIGURABLE_MASK, w), 0);
+	char *argv[] = { LAUKA_BUILD "/kperf-spin", "10", NULL };
+	struct lk_counts c[1];
+	struct runner_result res;
+	int r = run_once(&bi, argv, c, &res, err, sizeof(err));
+	ck_assert_msg(r < 0 && strstr(err, "kpc_get_config word 5"), "run: %d %s", r, err);
+	backend_inst_close(&bi);
+	assert_closed("after close");
+}
+END_TEST
+
+/* C4 (audit 4, A3a): a background client raises the action count between get and set: re-read, retry once. */
+START_TEST(test_c4_action_count_race)
+{
+	setenv("LAUKA_STANDIN_ACTION_RACE", "4", 1);
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
+	ck_assert_uint_eq(state().action_count, 4);
+	ck_assert_int_eq(state().action_races, 1);
+	char *argv[] = { LAUKA_BUILD "/kperf-spin", "10", NULL };
+	struct lk_counts c[1];
+	struct runner_result res;
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	ck_assert(c[0].supported && c[0].running && c[0].value > 0);
+	backend_inst_close(&bi);
+	assert_closed("after close");
+	unsetenv("LAUKA_STANDIN_ACTION_RACE");
+}
+END_TEST
+
+/* C5 (audit 4, A4): kpc EBUSY (CPMU acquired by a kernel client, macOS 14.4+) is not "another process owns ktrace". */
+START_TEST(test_c5_kpc_ebusy_names_kernel_client)
+{
+	char why[256];
+	ck_assert_int_eq(kperf_errno_error("kpc_set_counting", EBUSY, why, sizeof(why)), -LK_EBUSY);
+	ck_assert_msg(strstr(why, "kernel client") && !strstr(why, "owns ktrace"), "why: %s", why);
+	ck_assert_int_eq(kperf_errno_error("kperf_sample_set", EBUSY, why, sizeof(why)), -LK_EBUSY);
+	ck_assert_msg(strstr(why, "owns ktrace"), "why: %s", why);
+	setenv("LAUKA_STANDIN_CPMU", "1", 1);
+	use_standin();
+	char err[512] = "";
+	ck_assert_int_eq(backend_kperf.detect(err, sizeof(err)), -LK_EBUSY);
+	ck_assert_msg(strstr(err, "kernel client"), "detect: %s", err);
+	unsetenv("LAUKA_STANDIN_CPMU");
+}
+END_TEST
+
+/* A7 (audit 4): on macOS 13 (Darwin 22) the PET minimum is 2 ms: lauka asks for it, and reads it back. */
+START_TEST(test_a7_pet_period_macos13)
+{
+	static const struct {
+		const char *rel;
+		uint64_t ns;
+	} cases[] = { { "22.6.0", 2000000u }, { "23.4.0", 1000000u }, { "24.4.0", 1000000u } };
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		setenv("LAUKA_STANDIN_OSRELEASE", cases[i].rel, 1);
+		use_standin();
+		struct backend_inst bi;
+		char err[512] = "";
+		ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "%s: open: %s", cases[i].rel, err);
+		ck_assert_msg(state().timer_period == cases[i].ns, "%s: period %llu", cases[i].rel,
+			      (unsigned long long)state().timer_period);
+		backend_inst_close(&bi);
+		kperf_lib_unload();
+		dlclose(standin_handle);
+	}
+	unsetenv("LAUKA_STANDIN_OSRELEASE");
+}
+END_TEST
+
+/* C9: LAUKA_KPERF_DUMP keeps every record lauka read; the model's dump replays as a Mac's would. */
+START_TEST(test_kdebug_dump_replays)
+{
+	char *dir = tmp_template("lauka-dump");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *bin = xasprintf("%s/kdebug-alu.bin", dir), *vals = xasprintf("%s/kdebug-alu.values", dir);
+	setenv("LAUKA_KPERF_DUMP", bin, 1);
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	ck_assert_msg(open_branch(&bi, err, sizeof(err)) == 0, "open: %s", err);
+	char *argv[] = { LAUKA_BUILD "/kperf-spin", "30", NULL };
+	struct lk_counts c[1];
+	struct runner_result res;
+	ck_assert_msg(run_once(&bi, argv, c, &res, err, sizeof(err)) == 0, "run: %s", err);
+	uint32_t values = state().thread_values;
+	backend_inst_close(&bi);
+	unsetenv("LAUKA_KPERF_DUMP");
+	FILE *f = fopen(vals, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%u\n", (unsigned)values);
+	fclose(f);
+	struct stat st;
+	ck_assert_msg(stat(bin, &st) == 0 && st.st_size > 0 && st.st_size % 64 == 0, "no dump");
+	replay_dump(dir);
+	unlink(bin);
+	unlink(vals);
+	rmdir(dir);
+	free(bin);
+	free(vals);
+	free(dir);
+}
+END_TEST
+
 extern Suite *kperf_suite(void);
 Suite *kperf_suite(void)
 {
@@ -1356,6 +1652,7 @@ Suite *kperf_suite(void)
 	TCase *tc = tcase_create("agg");
 	tcase_add_loop_test(tc, test_agg_table, 0, (int)ARRAY_SIZE(agg_cases));
 	tcase_add_test(tc, test_agg_many_threads);
+	tcase_add_loop_test(tc, test_agg_monotonic, 0, (int)ARRAY_SIZE(mono_cases));
 	tcase_add_loop_test(tc, test_scope_table, 0, (int)ARRAY_SIZE(scope_cases));
 	tcase_add_loop_test(tc, test_scale_table, 0, (int)ARRAY_SIZE(scale_cases));
 	tcase_add_test(tc, test_order_realises_matching);
@@ -1364,6 +1661,8 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_errno_mapping);
 	tcase_add_test(tc, test_find_plist);
 	tcase_add_test(tc, test_event_note);
+	tcase_add_test(tc, test_stale_table);
+	tcase_add_test(tc, test_macos_fixtures);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("standin");
@@ -1394,6 +1693,12 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_sigint_during_run);
 	tcase_add_test(tc, test_exit_without_close);
 	tcase_add_test(tc, test_killed_run_repaired_next_time);
+	tcase_add_test(tc, test_c2_readback_names_the_field);
+	tcase_add_test(tc, test_c2_reprogrammed_between_open_and_attach);
+	tcase_add_test(tc, test_c4_action_count_race);
+	tcase_add_test(tc, test_c5_kpc_ebusy_names_kernel_client);
+	tcase_add_test(tc, test_a7_pet_period_macos13);
+	tcase_add_test(tc, test_kdebug_dump_replays);
 	suite_add_tcase(s, tc);
 	return s;
 }

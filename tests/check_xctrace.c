@@ -18,6 +18,7 @@
 #include <plist/plist.h>
 
 #include "backend/xctrace/xctrace.h"
+#include "machine/xctrace-check.h"
 #include "catalog/db.h"
 #include "base/error.h"
 #include "base/util.h"
@@ -965,10 +966,74 @@ START_TEST(test_slot_map_db)
 }
 END_TEST
 
+/* A1/C6 (audit 4): the developer directory behind `xcrun --find xctrace`, and what a broken Xcode set-up says. */
+START_TEST(test_xcode_discovery)
+{
+	static const struct {
+		const char *in, *dev;
+	} cases[] = {
+		{ "/Applications/Xcode-16.2.app/Contents/Developer/usr/bin/xctrace\n", "/Applications/Xcode-16.2.app/Contents/Developer" },
+		{ "/Applications/Xcode-beta.app/Contents/Developer/usr/bin/xctrace", "/Applications/Xcode-beta.app/Contents/Developer" },
+		{ "/Volumes/X/Xcode.app/Contents/Developer/usr/bin/xctrace  \r\n", "/Volumes/X/Xcode.app/Contents/Developer" },
+		{ "/usr/bin/xctrace", NULL },
+		{ "xcrun: error: unable to find utility \"xctrace\", not a developer tool or in PATH\n", NULL },
+		{ "", NULL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char out[256] = "";
+		int r = xctrace_developer_dir_of(cases[i].in, out, sizeof(out));
+		if (cases[i].dev)
+			ck_assert_msg(r == 0 && !strcmp(out, cases[i].dev), "case %zu: %d '%s'", i, r, out);
+		else
+			ck_assert_msg(r < 0, "case %zu: %s", i, out);
+	}
+	char why[512];
+	ck_assert(xctrace_xcode_problem("You have not agreed to the Xcode license agreements. Please run 'sudo "
+					"xcodebuild -license' ...", NULL, NULL, why, sizeof(why)));
+	ck_assert_msg(strstr(why, "\nfix: sudo xcodebuild -license accept"), "%s", why);
+	ck_assert(xctrace_xcode_problem("xcrun: error: unable to find utility", "/Library/Developer/CommandLineTools",
+					"/Applications/Xcode-16.2.app/Contents/Developer", why, sizeof(why)));
+	ck_assert_msg(strstr(why, "Command Line Tools (/Library/Developer/CommandLineTools)") &&
+		      strstr(why, "\nfix: sudo xcode-select -s /Applications/Xcode-16.2.app/Contents/Developer"), "%s", why);
+	ck_assert(xctrace_xcode_problem(NULL, "/Library/Developer/CommandLineTools", "", why, sizeof(why)));
+	ck_assert_msg(strstr(why, "\nfix: sudo xcode-select -s /Applications/Xcode.app/Contents/Developer"), "%s", why);
+	ck_assert(!xctrace_xcode_problem("xctrace version 16.0", "/Applications/Xcode.app/Contents/Developer", NULL, why,
+					 sizeof(why)));
+}
+END_TEST
+
+/* A2/C7 (audit 4): the self-check's verdict on alu's FIXED_INSTRUCTIONS: 2 per iteration, 2% below, 2% + start-up above. */
+START_TEST(test_self_check_judge)
+{
+	static const struct {
+		uint64_t counted;
+		bool ok;
+		const char *why;
+	} cases[] = {
+		{ 200000000, true, NULL }, { 196000000, true, NULL }, { 195999999, false, "dropped" },
+		{ 209000000, true, NULL }, { 209000001, false, "104.5%" }, { 140150000, false, "70.1% of the 200000000" },
+		{ 0, false, "counted 0 instructions" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xct_check c;
+		memset(&c, 0, sizeof(c));
+		xct_check_judge(&c, cases[i].counted, 100000000);
+		ck_assert_msg(c.ok == cases[i].ok, "case %zu: ok %d", i, c.ok);
+		ck_assert_uint_eq(c.expected, 200000000);
+		if (cases[i].why)
+			ck_assert_msg(strstr(c.why, cases[i].why), "case %zu: %s", i, c.why);
+		else
+			ck_assert(!c.why[0]);
+	}
+}
+END_TEST
+
 Suite *xctrace_suite(void)
 {
 	Suite *s = suite_create("xctrace");
 	TCase *tc = tcase_create("xctrace");
+	tcase_add_test(tc, test_xcode_discovery);
+	tcase_add_test(tc, test_self_check_judge);
 	tcase_add_test(tc, test_pmi_export);
 	tcase_add_test(tc, test_time_export);
 	tcase_add_test(tc, test_mismatch_rejected);

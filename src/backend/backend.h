@@ -114,6 +114,13 @@ struct lk_backend {
 	char *(*json_run)(void *priv);
 	const char *json_scope;	/* what json_run's details cover */
 	/*
+	 * Optional: how long (ms) the runner waits, after forwarding lauka's
+	 * first interrupt to the command's group, before SIGKILL; the longest of
+	 * the run's backends, at least RUNNER_GRACE_MS.  xctrace: its recording
+	 * takes seconds to save after SIGINT.
+	 */
+	unsigned (*interrupt_grace_ms)(void *priv);
+	/*
 	 * Optional: count every command the runner's spawner (spawn/spawner.h) starts
 	 * from now on, without attach(): counters opened once on the spawner and
 	 * inherited by each child.  Called before every run with the spawner's

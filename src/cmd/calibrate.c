@@ -41,6 +41,7 @@
 #include "catalog/sched.h"
 #include "base/sudo.h"
 #include "base/util.h"
+#include "machine/xctrace-check.h"
 #include "machine/xctrace-slots.h"
 
 #include <errno.h>
@@ -795,8 +796,11 @@ int cmd_calibrate(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* xctrace: the guided mode's unlabelled slots, named by the probes (machine/xctrace-slots.c). */
-	if (!strcmp(cr.be->name, "xctrace"))
+	if (!strcmp(cr.be->name, "xctrace")) {
+		if (!o.dry_run)
+			xct_check_announce();	/* A2/C7: the self-check, once per calibrate */
 		return xctrace_calibrate(cr.be, cr.probe, o.db, o.quick);
+	}
 
 	struct catalog *cat = NULL;
 	struct cal_plan pl = { 0 };

@@ -25,11 +25,15 @@
 #include "cmd/builtin.h"
 #include "base/error.h"
 #include "cmd/options.h"
+#include "machine/xctrace-check.h"
 #include "catalog/pmu.h"
 #include "spawn/runner.h"
+#include "base/capture.h"
+#include "base/probe-path.h"
 #include "base/util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -345,6 +349,184 @@ static void kperf_facts(struct doctor *d)
 	pmu_release(&pmu);
 }
 
+/* ---- doctor --macos: the kernel's answers, read only, then one cycle (C1) ---- */
+
+/*
+ * The known count: lauka-probe alu N retires 2 instructions per iteration
+ * (probes/ARCH/alu.S) plus the process's start-up and exit.  Within 2% below,
+ * and 2% + 5 M instructions of start-up above, is the count lauka expects
+ * from proc_pid_rusage.  The 5 M start-up allowance is not measured on a Mac.
+ */
+#define ALU_ITERATIONS 100000000ull
+#define ALU_STARTUP_MAX 5000000ull
+
+static bool alu_count_ok(uint64_t instructions, uint64_t iterations)
+{
+	double want = 2.0 * (double)iterations;
+	return (double)instructions >= want * 0.98 && (double)instructions <= want * 1.02 + (double)ALU_STARTUP_MAX;
+}
+
+static bool pid_alive(long long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/* The read-only answers; with stale (A5) or owned (EBUSY) state said as such.  after: the re-read after the cycle. */
+static void macos_answers(struct doctor *d, bool after)
+{
+	struct kperf_answer a[KPERF_A_N];
+	char why[512] = "";
+	if (kperf_kernel_answers(a, why, sizeof(why)) < 0) {
+		add(d, "kernel answers", V_FAIL, "the kperf seam loads (macOS)", "%s", why);
+		return;
+	}
+	bool root_needed = false;
+	for (size_t i = 0; !after && i < KPERF_A_N; i++) {
+		add(d, a[i].name, a[i].err ? V_FAIL : V_INFO, a[i].means, "%s", a[i].s);
+		root_needed |= a[i].err == -EPERM;
+	}
+	if (root_needed)
+		add(d, "root", V_FAIL, "kperf.* and kpc.* answer root only", "not root: sudo lauka doctor --macos reads them");
+	long long owner = a[KPERF_A_KTRACE_OWNER].err ? 0 : a[KPERF_A_KTRACE_OWNER].v;
+	bool alive = pid_alive(owner) && owner != (long long)getpid();
+	if (!after && !a[KPERF_A_KTRACE_STATE].err && a[KPERF_A_KTRACE_STATE].v == 1 && alive)
+		add(d, "ktrace owner", V_FAIL, "no other live foreground ktrace client (else kperf gets EBUSY)",
+		    "pid %lld ('%s') owns ktrace: kperf runs fail with EBUSY until it exits (quit Instruments, "
+		    "ktrace, fs_usage or the profiler named)", owner, a[KPERF_A_KTRACE_BY].s);
+	char on[256];
+	const char *name = after ? "after the cycle" : "stale state";
+	bool stale = kperf_stale(a, alive, on, sizeof(on));
+	if (stale)
+		add(d, name, V_FAIL, "nothing left on by a killed kperf client (A5)", "%s with no live ktrace owner "
+		    "(last configured by '%s'): a killed run left it; PET timers keep firing and the background "
+		    "tool (tailspin) stays off; clear it: sudo lauka doctor --macos (its cycle resets it)", on,
+		    a[KPERF_A_KTRACE_BY].s);
+	else if (!root_needed)
+		add(d, name, V_OK, "nothing left on by a killed kperf client (A5)", "none");
+	/* Clean after the cycle: the stale state found before it is history, said as such. */
+	for (size_t i = 0; after && !stale && i < d->n; i++)
+		if (!strcmp(d->facts[i].name, "stale state") && d->facts[i].v == V_FAIL) {
+			d->facts[i].v = V_INFO;
+			size_t used = strlen(d->facts[i].observed);
+			snprintf(d->facts[i].observed + used, sizeof(d->facts[i].observed) - used,
+				 "; the cycle below reset it");
+		}
+}
+
+/* A helper command's first line (or why it has none). */
+static void command_fact(struct doctor *d, const char *const *argv, const char *shown, const char *expect)
+{
+	char out[1024];
+	int code = 0;
+	int r = lk_capture(argv, 30, out, sizeof(out), &code);
+	out[strcspn(out, "\n")] = '\0';
+	if (r == -LK_ENOENT)
+		add(d, shown, V_INFO, expect, "not found");
+	else if (r < 0)
+		add(d, shown, V_INFO, expect, "%s", out);
+	else
+		add(d, shown, V_INFO, expect, "%s%s (exit %d)", out[0] ? out : "no output", "", code);
+}
+
+/* One open -> attach -> exited -> close cycle on lauka-probe alu, whose instruction count is known. */
+static void macos_cycle(struct doctor *d)
+{
+	char why[512] = "", probe[PATH_MAX];
+	struct lk_pmu pmu;
+	memset(&pmu, 0, sizeof(pmu));
+	if (backend_kperf.catalog(&pmu, why, sizeof(why)) < 0) {
+		add(d, "cycle", V_FAIL, "the kpep file parses", "%s", why);
+		return;
+	}
+	static const char *const br_names[] = { "INST_ALL", "INST_BRANCH", "INST_RETIRED.ANY_P", NULL };
+	const struct lk_event *br = pick(&pmu, br_names), *instr = pmu_find(&pmu, "FIXED_INSTRUCTIONS");
+	if (!br || !instr || probe_path_find(probe, sizeof(probe)) < 0) {
+		add(d, "cycle", V_FAIL, "FIXED_INSTRUCTIONS, a configurable event and lauka-probe", "%s",
+		    !br || !instr ? "events not in the catalogue" : "lauka-probe not found");
+		pmu_release(&pmu);
+		return;
+	}
+	struct lk_evsel sel[2];
+	memset(sel, 0, sizeof(sel));
+	sel[0].ev = br;
+	sel[1].ev = instr;
+	sel[0].counter = sel[1].counter = -1;
+	sel[0].explicit = sel[1].explicit = true;
+	struct backend_inst bi;
+	int opened = backend_inst_open(&bi, &backend_kperf, sel, 2, why, sizeof(why));
+	if (opened < 0 || sel[0].err || sel[1].err) {
+		add(d, "cycle", V_FAIL, "open: programs kpc and kperf, every setting read back", "%s",
+		    opened < 0 ? why : sel[0].err ? sel[0].why : sel[1].why);
+		if (opened == 0)
+			backend_inst_close(&bi);
+		pmu_release(&pmu);
+		return;
+	}
+	struct runner r;
+	struct runner_opts o = { .show_output = false, .uid = -1, .gid = -1 };
+	char iters[32];
+	snprintf(iters, sizeof(iters), "%llu", ALU_ITERATIONS);
+	char *argv[] = { probe, "alu", iters, NULL };
+	struct lk_counts c[2];
+	memset(c, 0, sizeof(c));
+	struct lk_counts *cp[1] = { c };
+	struct runner_result res;
+	int ret = runner_init(&r, &o, why, sizeof(why));
+	if (ret == 0) {
+		ret = runner_run(&r, probe, argv, &bi, 1, cp, &res, why, sizeof(why));
+		runner_release(&r);
+	}
+	backend_inst_close(&bi);
+	if (ret < 0) {
+		add(d, "cycle", V_FAIL, "attach, the probe runs, exited, read, close", "%s", why);
+		pmu_release(&pmu);
+		return;
+	}
+	add(d, "cycle", V_OK, "open, attach (the child at its gate), exited (a zombie), read, close",
+	    "lauka-probe alu %s: %s %llu%s, FIXED_INSTRUCTIONS %llu", iters, br->name, (unsigned long long)c[0].value,
+	    c[0].scaled ? " (scaled)" : "", (unsigned long long)c[1].value);
+	if (kperf_seam_is_model())
+		add(d, "known count", V_INFO, "alu: 2 instructions per iteration plus start-up, within 2%",
+		    "not compared: the model counts 2 per ns of CPU time, not the probe's instructions");
+	else
+		add(d, "known count", alu_count_ok(c[1].value, ALU_ITERATIONS) ? V_OK : V_FAIL,
+		    "alu: 2 instructions per iteration plus start-up, within 2%", "%llu instructions for %llu "
+		    "(%.3f of 2 per iteration)", (unsigned long long)c[1].value, 2 * ALU_ITERATIONS,
+		    (double)c[1].value / (2.0 * (double)ALU_ITERATIONS));
+	pmu_release(&pmu);
+}
+
+static void macos_facts(struct doctor *d)
+{
+	macos_answers(d, false);
+	static const char *const dts[] = { "DevToolsSecurity", "-status", NULL };
+	static const char *const xs[] = { "xcode-select", "-p", NULL };
+	command_fact(d, dts, "DevToolsSecurity -status", "developer tools access enabled (xctrace records without a prompt)");
+	command_fact(d, xs, "xcode-select -p", "a full Xcode (…/Xcode*.app/Contents/Developer), not the Command Line Tools");
+	char why[256];
+	if (backend_kperf.detect(why, sizeof(why)) < 0) {
+		add(d, "cycle", V_FAIL, "kperf usable: root, frameworks, kpc reachable", "%s", why);
+		return;
+	}
+	macos_cycle(d);
+	macos_answers(d, true);
+}
+
+/* A2/C7: one manual recording of lauka-probe alu against its known instruction count. */
+static void xctrace_check_fact(struct doctor *d)
+{
+	struct xct_check c;
+	char why[512] = "";
+	if (xct_check_run(&c, why, sizeof(why)) < 0)
+		add(d, "xctrace self-check", V_FAIL, "a manual recording of lauka-probe alu with FIXED_INSTRUCTIONS",
+		    "%s", why);
+	else
+		add(d, "xctrace self-check", c.ok ? V_OK : V_FAIL, "the export's FIXED_INSTRUCTIONS within 2% of "
+		    "lauka-probe alu's 2 per iteration (plus start-up)", "%llu of %llu (%.1f%%)%s%s",
+		    (unsigned long long)c.counted, (unsigned long long)c.expected, c.ratio * 100, c.ok ? "" : ": ",
+		    c.ok ? "" : "record marks xctrace counts suspect until a check passes");
+}
+
 /* ---- Linux ---- */
 
 #ifdef __linux__
@@ -506,6 +688,16 @@ static const struct {
 	  "(xct2cli) and by JMH's recordings" },
 	{ "where Xcode keeps 'CPU Counters.tracetemplate' (Instruments.app, the macOS platform's Templates; N6)",
 	  "LAUKA_XCTRACE_TEMPLATE names one" },
+	{ "the sysctls doctor --macos reads (ktrace.*, kperf.*, kpc.*) and the read-back getters (kpc_get_config, "
+	  "kperf_timer_period_get, ...) on a real kernel (audit 4, C1/C2)", "names and rules from XNU's source; "
+	  "kpc.force_all_ctrs is closed source; a getter missing from the framework leaves its field unchecked" },
+	{ "tailspind as a background ktrace client, and which kernel client holds the CPU's PMU (audit 4, A3-A5)",
+	  "inferred from kern_ktrace.c and kern_kpc.c; doctor --macos shows ktrace.background_pid and kpc's EBUSY" },
+	{ "whether xctrace drops the end of the counter stream when the command exits first (audit 4, A2)",
+	  "the xctrace self-check records lauka-probe alu against its known count (doctor, calibrate); record "
+	  "marks xctrace counts suspect while the last check failed" },
+	{ "the P-core share (ri_pinstructions) and what E-cores count for each event (C11)",
+	  "the share is shown beside kperf results; no measurement of E-core counting exists" },
 };
 
 static void json_str(const char *s)
@@ -586,11 +778,18 @@ static void print(const struct doctor *d, const char *platform, bool ok, bool ma
 struct doctor_opts {
 	struct doctor *d;
 	const char *only;	/* --backend NAME: only its facts */
+	bool macos;		/* --macos: the kernel's answers and one cycle */
 };
 
 static int set_json(void *ctx, const char *v)
 {
 	((struct doctor_opts *)ctx)->d->json = true;
+	return 0;
+}
+
+static int set_macos(void *ctx, const char *v)
+{
+	((struct doctor_opts *)ctx)->macos = true;
 	return 0;
 }
 
@@ -603,7 +802,32 @@ static int set_backend(void *ctx, const char *v)
 static const struct opt_spec doctor_options[] = {
 	{ "--backend", NULL, true, set_backend },
 	{ "--json", NULL, false, set_json },
+	{ "--macos", NULL, false, set_macos },
 };
+
+/* `doctor --macos`: what a bug report from a Mac attaches (with --json). */
+static int doctor_macos(struct doctor *d)
+{
+	macos_facts(d);
+	bool ok = true;
+	for (size_t i = 0; i < d->n; i++)
+		ok &= d->facts[i].v != V_FAIL;
+	print(d, "macOS kernel answers", ok, true);
+	if (!ok && !d->json) {
+		error("%s", "some answers lauka relies on are not what it needs (FAIL above)");
+		bool stale = false, root = false;
+		for (size_t i = 0; i < d->n; i++) {
+			stale |= d->facts[i].v == V_FAIL && (!strcmp(d->facts[i].name, "stale state") ||
+							    !strcmp(d->facts[i].name, "after the cycle"));
+			root |= d->facts[i].v == V_FAIL && (!strcmp(d->facts[i].name, "root") ||
+							   strstr(d->facts[i].observed, "root"));
+		}
+		if (root || stale)
+			fix("sudo lauka doctor --macos");
+	}
+	free(d->facts);
+	return ok ? 0 : EXIT_COUNTERS;
+}
 
 int cmd_doctor(int argc, char **argv)
 {
@@ -612,7 +836,7 @@ int cmd_doctor(int argc, char **argv)
 	/* The hidden `doctor --spin MS [--syscalls]`: the workload the facts above time (see spin()). */
 	if (argc >= 3 && !strcmp(argv[1], "--spin"))
 		return spin(strtol(argv[2], NULL, 10), argc >= 4 && !strcmp(argv[3], "--syscalls"));
-	struct doctor_opts o = { &d, NULL };
+	struct doctor_opts o = { &d, NULL, false };
 	static const struct opt_verb verb = { "doctor", doctor_options, ARRAY_SIZE(doctor_options), NULL, false };
 	int next, pr = opts_parse(&verb, &o, argc, argv, &next);
 	if (pr)
@@ -623,6 +847,8 @@ int cmd_doctor(int argc, char **argv)
 		help_hint("doctor");
 		return EXIT_USAGE;
 	}
+	if (o.macos)
+		return doctor_macos(&d);
 #define WANT(name) (!only || !lk_strcasecmp(only, (name)))
 #ifdef __APPLE__
 	const char *platform = "macOS";
@@ -644,6 +870,8 @@ int cmd_doctor(int argc, char **argv)
 		int xr = xb->detect(why, sizeof(why));
 		add(&d, "xctrace", V_INFO, "without root, --backend xctrace counts the kpep events through Instruments (Xcode)",
 		    "%s", xr == 0 ? "xctrace found: record and calibrate --backend xctrace work without root" : why);
+		if (xr == 0)
+			xctrace_check_fact(&d);
 		mac = true;
 	}
 #undef WANT

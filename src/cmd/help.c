@@ -20,7 +20,7 @@ static const char overview[] =
 	"       lauka counters [--details] [--no-headers]\n"
 	"       lauka calibrate [--backend NAME] [--pmu NAME] [--quick] [--dry-run]\n"
 	"       lauka baselines [list | show NAME | delete NAME]\n"
-	"       lauka doctor [--backend NAME] [--json]\n"
+	"       lauka doctor [--backend NAME] [--macos] [--json]\n"
 	"       lauka version\n"
 	"       lauka help [verb]\n"
 	"\n"
@@ -270,7 +270,7 @@ static const char calibrate_usage[] =
 	"  lauka calibrate --plot calibration.svg\n";
 
 static const char doctor_usage[] =
-	"usage: lauka doctor [--backend NAME] [--json]\n"
+	"usage: lauka doctor [--backend NAME] [--macos] [--json]\n"
 	"\n"
 	"Check, on this machine, what lauka relies on and print each fact with what\n"
 	"lauka expects, what was observed and a verdict (ok, info, FAIL).  On macOS\n"
@@ -281,6 +281,10 @@ static const char doctor_usage[] =
 	"options:\n"
 	"      --backend NAME      only the facts of one backend (perf, valgrind, kperf,\n"
 	"                          rusage)\n"
+	"      --macos             read-only: each kernel answer kperf depends on\n"
+	"                          (ktrace, kperf and kpc sysctls, counter counts,\n"
+	"                          DevToolsSecurity, xcode-select), state a killed\n"
+	"                          run left, then one run of lauka-probe alu\n"
 	"      --json              print the facts as JSON (for a bug report;\n"
 	"                          \"unverified\": what no Mac could check)\n"
 	"  -h, --help              show this help\n"

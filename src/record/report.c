@@ -11,6 +11,7 @@
 #include "backend/kperf/kperf.h"
 #include "backend/valgrind.h"
 #include "catalog/notes.h"
+#include "machine/xctrace-check.h"
 #include "base/error.h"
 #include "output/export.h"
 #include "output/plot-out.h"
@@ -122,9 +123,11 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 				"counter); its statistics are over the %zu runs that were", row->name,
 				due - row->st.n, index, due, row->st.n);
 	}
-	/* Direct process only; user mode (kperf, macOS rusage). */
-	if (c != &rec->shell_cost)
+	/* Direct process only; user mode (kperf, macOS rusage); xctrace's failed self-check (A2/C7). */
+	if (c != &rec->shell_cost) {
 		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);
+		xct_check_record_note(rec->be ? rec->be->name : NULL);
+	}
 }
 
 /* The column of a measured event of the counter backend, or -1. */

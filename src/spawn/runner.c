@@ -433,7 +433,7 @@ static void stop_with(int fd, pid_t pgid)
 }
 
 /* Signals that arrived before the command's group existed, and the grace period after the first. */
-static void forward_pending(pid_t pgid, uint64_t *t_int, bool *killed)
+static void forward_pending(pid_t pgid, uint64_t *t_int, bool *killed, uint64_t grace_ns)
 {
 	if (!runner_interrupted || pgid <= 0 || *killed)
 		return;
@@ -443,7 +443,7 @@ static void forward_pending(pid_t pgid, uint64_t *t_int, bool *killed)
 		if (forwarded_to != pgid)
 			kill(-pgid, runner_interrupted);
 	}
-	if (nsignals > 1 || now - *t_int >= (uint64_t)RUNNER_GRACE_MS * 1000000u) {
+	if (nsignals > 1 || now - *t_int >= grace_ns) {
 		kill(-pgid, SIGKILL);
 		*killed = true;
 	}
@@ -462,6 +462,7 @@ struct one_run {
 	pid_t pid;		/* the command's pid and process group, once SP_PID came */
 	struct sp_rep rep;	/* the last reply; SP_DONE's carries the status and times */
 	uint64_t t_int;		/* when an interrupt was first forwarded */
+	uint64_t grace_ns;	/* then SIGKILL this much later (backends' interrupt_grace_ms) */
 	bool killed, done, lost;
 	int ret;
 	char *err;
@@ -548,10 +549,10 @@ static void run_wait(struct one_run *x)
 {
 	struct runner *r = x->r;
 	while (!x->done && !x->lost) {
-		forward_pending(x->pid, &x->t_int, &x->killed);
+		forward_pending(x->pid, &x->t_int, &x->killed, x->grace_ns);
 		int timeout = -1;
 		if (x->t_int && !x->killed) {
-			uint64_t left = (uint64_t)RUNNER_GRACE_MS * 1000000u - (lk_now_ns() - x->t_int);
+			uint64_t left = x->grace_ns - (lk_now_ns() - x->t_int);
 			timeout = (int)(left / 1000000u) + 1;
 		}
 		if (r->idle && (timeout < 0 || timeout > 1000))
@@ -631,6 +632,12 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 	}
 	struct one_run x = { .r = r, .backends = backends, .nbackends = nbackends, .err = err, .len = len };
 	x.per_child = xcalloc(nbackends ? nbackends : 1, sizeof(bool));
+	x.grace_ns = (uint64_t)RUNNER_GRACE_MS * 1000000u;
+	for (size_t i = 0; i < nbackends; i++)
+		if (backends[i].ops->interrupt_grace_ms) {
+			uint64_t g = (uint64_t)backends[i].ops->interrupt_grace_ms(backends[i].priv) * 1000000u;
+			x.grace_ns = g > x.grace_ns ? g : x.grace_ns;
+		}
 	int bound = run_bind(&x, argv);
 	if (bound < 0) {
 		free(x.per_child);

@@ -11,7 +11,7 @@
  * Signals: the first SIGINT/SIGTERM/SIGHUP lauka receives is forwarded to
  * the command's process group (grandchildren included) and remembered in
  * runner_interrupted, so the caller can stop, report what it has and exit
- * 128 + signal.  A second one, or RUNNER_GRACE_MS without the command
+ * 128 + signal.  A second one, or RUNNER_GRACE_MS (longer when a backend asks: xctrace) without the command
  * ending, sends SIGKILL to the group.  Ctrl-Z stops the command's group
  * with lauka, and fg continues both.  With show_output on lauka's terminal
  * (lauka in its foreground) the command's group has the terminal for its

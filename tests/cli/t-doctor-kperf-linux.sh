@@ -62,4 +62,75 @@ expect_out '^FAIL  kpc forcing .*held by another process'
 LAUKA_STANDIN_TRANSLATED=1 run "$LAUKA" doctor --backend kperf
 expect_rc 2
 expect_out 'Rosetta'
+
+# C1 (audit 4): doctor --macos prints each kernel answer (read only), then one open -> attach ->
+# exited -> close cycle on lauka-probe alu.  The model of XNU answers the sysctls; fake
+# DevToolsSecurity and xcode-select stand in for Apple's.
+mkdir fakebin
+printf '#!/bin/sh\necho "Developer mode is currently enabled."\n' > fakebin/DevToolsSecurity
+printf '#!/bin/sh\necho /Applications/Xcode-16.2.app/Contents/Developer\n' > fakebin/xcode-select
+chmod +x fakebin/*
+PATH="$PWD/fakebin:$PATH" LAUKA_STANDIN_STATE="$PWD/c1.state" run "$LAUKA" doctor --macos
+expect_rc 0
+for row in 'ktrace.state  *0' 'ktrace.owning_pid  *0' 'ktrace.background_pid  *0' 'ktrace.configured_by' \
+	'kperf.action.count  *0' 'kperf.sampling  *0' 'kperf.lightweight_pet  *0' 'kpc.counting  *0x0' \
+	'kpc.thread_counting  *0x0' 'kpc.force_all_ctrs  *0' 'kpc counters  *2+5' 'kern.osrelease  *24.4.0' \
+	'DevToolsSecurity -status  *Developer mode is currently enabled. (exit 0)' \
+	'xcode-select -p  */Applications/Xcode-16.2.app/Contents/Developer (exit 0)'; do
+	expect_out "^info  $row"
+done
+expect_out '^ok    stale state  *none$'
+expect_out '^ok    cycle  *lauka-probe alu 100000000: INST_ALL [0-9]* (scaled), FIXED_INSTRUCTIONS [0-9]*$'
+expect_out '^info  known count  *not compared: the model'
+expect_out '^ok    after the cycle  *none$'
+# The JSON a bug report attaches: every answer by name.
+PATH="$PWD/fakebin:$PATH" LAUKA_STANDIN_STATE="$PWD/c1j.state" run "$LAUKA" doctor --macos --json
+expect_rc 0
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ok"] is True
+f = {x["name"]: x for x in d["facts"]}
+for k in ("ktrace.state", "ktrace.owning_pid", "ktrace.background_pid", "ktrace.configured_by",
+          "kperf.action.count", "kperf.sampling", "kperf.lightweight_pet", "kpc.counting",
+          "kpc.thread_counting", "kpc.force_all_ctrs", "kpc counters", "DevToolsSecurity -status",
+          "xcode-select -p", "cycle", "after the cycle"):
+    assert k in f, k
+assert f["kperf.action.count"]["observed"] == "0"
+assert any("doctor --macos" in x["what"] for x in d["unverified"]), d["unverified"]
+' || fail "doctor --macos --json: $out"
+
+# A5: a killed run left sampling, PET and kpc counting on: shown with the command that clears it;
+# the cycle resets it and says so.
+LAUKA_STANDIN_STATE="$PWD/c1s.state" LAUKA_STANDIN_STALE=1 run "$LAUKA" doctor --macos
+expect_rc 0
+expect_out '^info  kperf.sampling  *1$'
+expect_out '^info  kperf.action.count  *32$'
+expect_out "^info  stale state  *kperf.sampling = 1, kperf.lightweight_pet = 1, kpc.counting = 0x3, kpc.thread_counting = 0x3 with no live ktrace owner (last configured by 'lauka'): .*clear it: sudo lauka doctor --macos.*; the cycle below reset it$"
+expect_out '^ok    after the cycle  *none$'
+
+# A live foreground owner (Instruments, this shell): named, with EBUSY for kperf; exit 2.
+LAUKA_STANDIN_STATE="$PWD/c1b.state" LAUKA_STANDIN_BUSY=1 run "$LAUKA" doctor --macos
+expect_rc 2
+expect_out "^info  ktrace.state  *1$"
+expect_out "^FAIL  ktrace owner  *pid $$ ('Instruments') owns ktrace: kperf runs fail with EBUSY"
+
+# A background tool (tailspind): state 2, its pid; lauka takes ktrace over, the cycle works.
+LAUKA_STANDIN_STATE="$PWD/c1g.state" LAUKA_STANDIN_BGTOOL=1 run "$LAUKA" doctor --macos
+expect_rc 0
+expect_out "^info  ktrace.state  *2$"
+expect_out "^info  ktrace.background_pid  *$$\$"
+
+# A4: the CPU's PMU held by another kernel client (macOS 14.4+): kpc answers EBUSY, named as such.
+LAUKA_STANDIN_STATE="$PWD/c1c.state" LAUKA_STANDIN_CPMU=1 run "$LAUKA" doctor --macos
+expect_rc 2
+expect_out '^FAIL  kpc.counting  *unreadable: Device or resource busy'
+expect_out '^FAIL  cycle  .*held by another kernel client'
+
+# Without root: the public ktrace.* answers, the rest unreadable, and the fix.
+LAUKA_STANDIN_STATE="$PWD/c1r.state" LAUKA_STANDIN_EUID=501 run "$LAUKA" doctor --macos
+expect_rc 2
+expect_out '^info  ktrace.state  *0$'
+expect_out '^FAIL  kperf.sampling  *unreadable: Operation not permitted$'
+expect_err '^fix: sudo lauka doctor --macos$'
 exit 0

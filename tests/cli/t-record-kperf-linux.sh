@@ -97,4 +97,18 @@ PY
 	printf '%s\n' "$err" | grep -q "was not counted in" && fail "warning with every run counted: $err"
 done
 [ $partial = 1 ] || echo "every try counted all 12 runs: the mixed case was not exercised this time"
+
+# C3 (audit 4): a thread sample whose counters went down (the model halves sample 3's configurable
+# counters) marks the runs suspect, with the reason; the old code summed it silently.
+LAUKA_STANDIN_STATE="$PWD/c3.state" LAUKA_STANDIN_GLITCH_AT=3 run "$LAUKA" --color never --backend kperf -n 3 -m inst_branch -- "$LAUKA_BUILD/kperf-spin 40"
+expect_rc 0
+expect_err '^warning: kperf: 1 of the [0-9]* runs above are suspect: counter [0-9]* of thread [0-9]* dropped from [0-9]* to [0-9]* in one sample'
+LAUKA_STANDIN_STATE="$PWD/c3b.state" run "$LAUKA" --color never --backend kperf -n 3 -m inst_branch -- "$LAUKA_BUILD/kperf-spin 20"
+printf '%s\n' "$err" | grep -q suspect && fail "C3: suspect without a glitch: $err"
+
+# C11 (audit 4): the P-core share of the instructions (ri_pinstructions) beside the kperf results.
+LAUKA_STANDIN_STATE="$PWD/c11.state" LAUKA_STANDIN_PSHARE=0.6 run "$LAUKA" --color never --backend kperf -n 3 -m inst_branch -- "$LAUKA_BUILD/kperf-spin 10"
+expect_rc 0
+expect_err '^tip: kperf: 60.0% of the instructions retired on P-cores, 40.0% on E-cores (ri_pinstructions)'
+printf '%s\n' "$out" "$err" | grep -q 'E-cores' || fail "C11: no P-core share"
 exit 0

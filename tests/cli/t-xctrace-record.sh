@@ -140,6 +140,35 @@ expect_rc 2; expect_err "^error: xctrace backend: no 'CPU Counters.tracetemplate
 [ ! -e ran ] || fail "ran without a template"
 clean
 
+# A1/C6 (audit 4): an Xcode installed as Xcode-16.2.app (the `xcodes` tool's naming) is found from
+# `xcrun --find xctrace`, as xcrun finds it (the old code looked only in $DEVELOPER_DIR and
+# /Applications/Xcode.app, and failed manual mode).  Fake xcrun and xcode-select answer as Apple's do.
+x16="$PWD/Xcode-16.2.app"
+mkdir -p "$x16/Contents/Applications/Instruments.app/Contents/Resources/Templates" "$x16/Contents/Developer/usr/bin" fake
+cp "$data/l2-miss-xcode16.tracetemplate" "$x16/Contents/Applications/Instruments.app/Contents/Resources/Templates/CPU Counters.tracetemplate"
+printf '#!/bin/sh\n[ "$1 $2" = "--find xctrace" ] && { echo "%s/Contents/Developer/usr/bin/xctrace"; exit 0; }\nexit 1\n' "$x16" > fake/xcrun
+printf '#!/bin/sh\necho /Applications/Xcode.app/Contents/Developer\n' > fake/xcode-select
+chmod +x fake/xcrun fake/xcode-select
+PATH="$PWD/fake:$PATH" run env -u LAUKA_XCTRACE_TEMPLATE -u DEVELOPER_DIR "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0; expect_out '^fixed_cycles '
+clean
+# The Command Line Tools selected: xcrun cannot find xctrace; said so, with the fix line.
+printf '#!/bin/sh\necho "xcrun: error: unable to find utility \\"xctrace\\", not a developer tool or in PATH" >&2\nexit 72\n' > fake/xcrun
+printf '#!/bin/sh\necho /Library/Developer/CommandLineTools\n' > fake/xcode-select
+PATH="$PWD/fake:$PATH" run env -u LAUKA_XCTRACE_TEMPLATE -u DEVELOPER_DIR "$LAUKA" --color never --backend xctrace -m cycles -- 'touch ran'
+expect_rc 2
+expect_err "^error: xctrace backend: xcode-select points at the Command Line Tools (/Library/Developer/CommandLineTools), which have no Instruments"
+expect_err '^fix: sudo xcode-select -s /Applications/Xcode.*\.app/Contents/Developer$'
+[ ! -e ran ] || fail "ran with the Command Line Tools selected"
+clean
+# The licence not accepted: xcrun refuses every tool until it is; said so, with the fix line.
+LAUKA_STANDIN_MODE=license run "$LAUKA" --color never --backend xctrace -m cycles -- 'touch ran'
+expect_rc 2
+expect_err "^error: xctrace backend: the Xcode licence has not been accepted"
+expect_err '^fix: sudo xcodebuild -license accept$'
+[ ! -e ran ] || fail "ran without the licence"
+clean
+
 # --show-output passes the command's stdout through (--target-stdout -, before --launch, as JMH
 # records); xctrace's own messages are still read from the log, so the benign exit 2 stays benign.
 # Without it the output is dropped (the old code dropped it in both cases).
@@ -172,4 +201,29 @@ clean
 
 # doctor says which backend counts the kpep events without root.
 run "$LAUKA" doctor --backend xctrace
-expect_rc 0; expect_out '^info  xctrace  xctrace found: record and calibrate --backend xctrace work without root'
+expect_rc 0; expect_out '^info  xctrace  *xctrace found: record and calibrate --backend xctrace work without root'
+expect_out '^ok    xctrace self-check '
+
+# A2/C7 (audit 4): the xctrace self-check.  doctor records lauka-probe alu (2 instructions per
+# iteration) with FIXED_INSTRUCTIONS and compares the export's total with 2N (±2%); the stand-in
+# serves 2N * LAUKA_STANDIN_ALU_FACTOR (+ start-up).  A failed check marks every later xctrace
+# record as suspect, with the reason, until a check passes (the old code had no check at all).
+LAUKA_STANDIN_ALU_FACTOR=1 run "$LAUKA" doctor --backend xctrace
+expect_rc 0
+expect_out '^ok    xctrace self-check  *200150000 of 200000000 (100.1%)$'
+run "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0
+printf '%s\n' "$err" | grep -q suspect && fail "suspect after a passing check: $err"
+clean
+LAUKA_STANDIN_ALU_FACTOR=0.7 run "$LAUKA" doctor --backend xctrace
+expect_rc 2
+expect_out '^FAIL  xctrace self-check  *140150000 of 200000000 (70.1%): record marks xctrace counts suspect'
+run "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0
+expect_err '^warning: xctrace counts are suspect: the last self-check failed: xctrace counted 140150000 instructions for lauka-probe alu 100000000, 70.1% of the 200000000 it retires (the end of the counter stream may be dropped when the command exits first)$'
+clean
+LAUKA_STANDIN_ALU_FACTOR=1.01 run "$LAUKA" doctor --backend xctrace
+expect_rc 0
+run "$LAUKA" --color never --backend xctrace -m cycles -- true
+printf '%s\n' "$err" | grep -q suspect && fail "still suspect after a passing check: $err"
+clean

@@ -54,3 +54,23 @@ LAUKA_STANDIN_MODE=oldversion run "$LAUKA" --backend xctrace -m cycles -- 'touch
 expect_rc 2; expect_err "xctrace 12.5 (12E262) is too old"
 [ ! -e ran ] || fail "ran with an old xctrace"
 clean oldversion
+
+# C10 (audit 4): Ctrl-C during a recording reaches xctrace as SIGINT, and lauka waits the backend's
+# grace (LAUKA_XCTRACE_GRACE, 15 s) for it to save, not the runner's 1 s (the old code SIGKILLed
+# xctrace 1 s in, while it was saving: the stand-in takes 2.5 s, as xctrace takes about that).
+LAUKA_STANDIN_SAVE_SECS=2.5 LAUKA_STANDIN_SAVED="$PWD/saved" "$LAUKA" --backend xctrace -m cycles -- "sleep 30.$$7" > c10.out 2> c10.err &
+lpid=$!
+i=0
+until pgrep -f "xctrace-standin record .*sleep 30.$$7" >/dev/null; do	# the recording, not lauka itself
+	i=$((i + 1)); [ $i -gt 100 ] && { kill -9 $lpid; fail "C10: the recording never started"; }
+	sleep 0.1
+done
+sleep 0.5
+start=$(date +%s)
+kill -INT $lpid
+wait $lpid
+rc=$?
+[ $rc -eq 130 ] || fail "C10: expected exit 130, got $rc: $(cat c10.err)"
+[ -e saved ] || fail "C10: xctrace was killed before it saved (grace too short): $(cat c10.err)"
+[ $(( $(date +%s) - start )) -le 12 ] || fail "C10: lauka took too long to stop"
+clean c10

@@ -33,7 +33,8 @@
 #define ACTION_MAX 32u
 #define TIMER_MAX 8u
 #define TIMER_NONE 999u
-#define PET_MIN_NS 1000000u		/* kptimer.c: the PET period is at least 1 ms */
+#define PET_MIN_NS 1000000u		/* kptimer.c: the PET period is at least 1 ms (xnu-10002+) */
+#define PET_MIN_NS_13 2000000u		/* ... and 2 ms on macOS 13 (xnu-8792 kptimer.c KTPL_FG_PET) */
 #define KPC_MAX_COUNTERS 11u		/* arm64 machine_kpc.h: 2 + 8 + 1 */
 #define MASK_KDEBUG 1u
 #define MASK_KPERF 2u
@@ -122,6 +123,7 @@ static void load(void)
 		S.owner = (int)getppid();
 		S.owner_mask = MASK_KDEBUG | MASK_KPERF;
 		S.sampling = 1;
+		snprintf(S.configured_by, sizeof(S.configured_by), "Instruments");
 	}
 	if (env_is("LAUKA_STANDIN_KDSTALE", "typefilter"))
 		S.kd_flags = STANDIN_KDBG_TYPEFILTER;
@@ -132,7 +134,28 @@ static void load(void)
 		S.action_count = (uint32_t)env_long("LAUKA_STANDIN_ACTIONS", 0);
 	if (env_is("LAUKA_STANDIN_FORCED", "1"))
 		S.force_owner = (int)getppid();
+	if (env_is("LAUKA_STANDIN_BGTOOL", "1"))
+		S.bg_pid = (int)getppid();
+	if (env_is("LAUKA_STANDIN_STALE", "1"))
+		snprintf(S.configured_by, sizeof(S.configured_by), "lauka");
 	save();
+}
+
+static const char *osrelease(void)
+{
+	const char *v = getenv("LAUKA_STANDIN_OSRELEASE");
+	return v && *v ? v : "24.4.0";
+}
+
+static uint64_t pet_min_ns(void)
+{
+	return atoi(osrelease()) == 22 ? PET_MIN_NS_13 : PET_MIN_NS;
+}
+
+/* C2: another root process rewrites `field` right after lauka's write. */
+static bool tamper(const char *field)
+{
+	return env_is("LAUKA_STANDIN_TAMPER", field);
 }
 
 /* LAUKA_STANDIN_FAIL lookup: the code configured for `name`, or 0. */
@@ -182,8 +205,18 @@ static int ktrace_configure(unsigned mask)
 		return EPERM;
 	if (S.owner && S.owner != (int)getpid() && alive(S.owner))
 		return EBUSY;
-	if (S.owner != (int)getpid())
+	if (S.owner != (int)getpid()) {
 		S.owner_mask = 0;
+		/* kern_ktrace.c: the configuring process's name is kept for ktrace.configured_by */
+		char comm[32] = "";
+		FILE *fp = fopen("/proc/self/comm", "r");
+		if (fp) {
+			if (fgets(comm, sizeof(comm), fp))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(fp);
+		}
+		snprintf(S.configured_by, sizeof(S.configured_by), "%s", comm[0] ? comm : "?");
+	}
 	S.owner = (int)getpid();
 	S.owner_mask |= mask;
 	return 0;
@@ -203,7 +236,10 @@ static int enter_kpc(const char *name)
 	int e = injected(name);
 	if (e)
 		return e;
-	return standin_euid() != 0 ? EPERM : 0;	/* kpc writes: ktrace_read_check (root) */
+	if (standin_euid() != 0)
+		return EPERM;	/* kpc writes: ktrace_read_check (root) */
+	/* A4: xnu-10063+ kern_kpc.c: EBUSY while another kernel client has acquired the CPMU. */
+	return env_is("LAUKA_STANDIN_CPMU", "1") ? EBUSY : 0;
 }
 
 static int enter_kperf(const char *name)
@@ -312,6 +348,9 @@ static void log_sample(long tid, uint64_t t)
 		for (size_t a = 0; a < 4; a++) {
 			size_t k = r * 4 + a;
 			b.arg[a] = k < n && S.thread_counting ? counter_value(k, t) : 0;
+			/* A6: one sample whose configurable counters went down (a P/E migration glitch). */
+			if (k >= 2 && T.samples + 1 == (uint64_t)env_long("LAUKA_STANDIN_GLITCH_AT", 0))
+				b.arg[a] /= 2;
 		}
 		push(&b);
 	}
@@ -400,7 +439,7 @@ static void ticker_start(void)
 	    S.filter_pid <= 0)
 		return;
 	T.pid = S.filter_pid;
-	T.period_ns = S.timer_period < PET_MIN_NS ? PET_MIN_NS : S.timer_period;
+	T.period_ns = S.timer_period < pet_min_ns() ? pet_min_ns() : S.timer_period;
 	T.stop = false;
 	sigset_t all, old;
 	sigfillset(&all);
@@ -506,6 +545,8 @@ static int set_counting(uint32_t classes)
 	if (e)
 		return fail_errno(e);
 	S.counting = classes;
+	if (tamper("counting"))
+		S.counting = classes & FIXED;
 	return 0;
 }
 
@@ -521,6 +562,8 @@ static int set_thread_counting(uint32_t classes)
 	if (e)
 		return fail_errno(e);
 	S.thread_counting = classes;
+	if (classes && tamper("thread_counting"))
+		S.thread_counting = classes & FIXED;
 	S.thread_values = classes ? counter_count(classes) : 0;
 	S.thread_forced = (uint32_t)forced();
 	return 0;
@@ -542,7 +585,27 @@ static int set_config(uint32_t classes, const uint64_t *config)
 		return fail_errno(EPERM);	/* PMC5-7 belong to the power manager */
 	memcpy(S.config, config, sizeof(S.config));
 	S.config_set = 1;
+	if (tamper("config"))
+		S.config[2] ^= 0x1;
 	return 0;
+}
+
+/* kpc.config read: the words of the configurable counters (root). */
+static int get_config(uint32_t classes, uint64_t *config)
+{
+	int e = enter_kpc("kpc_get_config");
+	if (e)
+		return fail_errno(e);
+	if (!(classes & CONFIGURABLE))
+		return fail_errno(EINVAL);
+	memcpy(config, S.config, counter_count(CONFIGURABLE) * sizeof(uint64_t));
+	return 0;
+}
+
+int kpc_get_config(uint32_t classes, uint64_t *config);
+int kpc_get_config(uint32_t classes, uint64_t *config)
+{
+	LOCKED(int, get_config(classes, config));
 }
 
 int kpc_set_config(uint32_t classes, uint64_t *config)
@@ -558,6 +621,12 @@ static int action_count_set(uint32_t n)
 		return fail_errno(e);
 	if (n == S.action_count)
 		return 0;
+	/* A3a: a background client raised the count since lauka read it. */
+	long race = env_long("LAUKA_STANDIN_ACTION_RACE", 0);
+	if (race > 0 && S.action_races == 0 && (uint32_t)race > n) {
+		S.action_races++;
+		S.action_count = (uint32_t)race;
+	}
 	if (n < S.action_count || n > ACTION_MAX)
 		return fail_errno(EINVAL);
 	S.action_count = n;
@@ -595,8 +664,27 @@ static int samplers_set(uint32_t action, uint32_t samplers)
 	if (action == 0 || action > S.action_count)
 		return fail_errno(EINVAL);
 	if (action == 1)
-		S.samplers = samplers;
+		S.samplers = tamper("samplers") ? 0 : samplers;
 	return 0;
+}
+
+static int samplers_get(uint32_t action, uint32_t *samplers)
+{
+	int e = injected("kperf_action_samplers_get");
+	if (!e && standin_euid() != 0)
+		e = EPERM;
+	if (!e && (action == 0 || action > S.action_count))
+		e = EINVAL;
+	if (e)
+		return fail_errno(e);
+	*samplers = action == 1 ? S.samplers : 0;
+	return 0;
+}
+
+int kperf_action_samplers_get(uint32_t action, uint32_t *samplers);
+int kperf_action_samplers_get(uint32_t action, uint32_t *samplers)
+{
+	LOCKED(int, samplers_get(action, samplers));
 }
 
 int kperf_action_samplers_set(uint32_t action, uint32_t samplers)
@@ -657,8 +745,27 @@ static int timer_period_set(uint32_t timer, uint64_t ticks)
 	if (e)
 		return fail_errno(e);
 	if (timer == 1)
-		S.timer_period = ticks;
+		S.timer_period = tamper("period") ? 10 * ticks : ticks;
 	return 0;
+}
+
+static int period_get(uint32_t timer, uint64_t *ticks)
+{
+	int e = injected("kperf_timer_period_get");
+	if (!e && standin_euid() != 0)
+		e = EPERM;
+	if (!e && timer >= S.timer_count)
+		e = EINVAL;
+	if (e)
+		return fail_errno(e);
+	*ticks = timer == 1 ? S.timer_period : 0;
+	return 0;
+}
+
+int kperf_timer_period_get(uint32_t timer, uint64_t *ticks);
+int kperf_timer_period_get(uint32_t timer, uint64_t *ticks)
+{
+	LOCKED(int, period_get(timer, ticks));
 }
 
 int kperf_timer_period_set(uint32_t timer, uint64_t ticks)
@@ -688,8 +795,25 @@ static int timer_pet_set(uint32_t timer)
 	int e = timer_check("kperf_timer_pet_set", timer);
 	if (e)
 		return fail_errno(e);
-	S.pet_timer = timer;
+	S.pet_timer = tamper("pet") ? 0 : timer;
 	return 0;
+}
+
+static int pet_get(uint32_t *timer)
+{
+	int e = injected("kperf_timer_pet_get");
+	if (!e && standin_euid() != 0)
+		e = EPERM;
+	if (e)
+		return fail_errno(e);
+	*timer = S.pet_timer;
+	return 0;
+}
+
+int kperf_timer_pet_get(uint32_t *timer);
+int kperf_timer_pet_get(uint32_t *timer)
+{
+	LOCKED(int, pet_get(timer));
 }
 
 int kperf_timer_pet_set(uint32_t timer)
@@ -1040,6 +1164,59 @@ static int seam_fail(const char *name)
 	return e ? -e : 0;
 }
 
+/*
+ * The read-only integers `lauka doctor --macos` prints.  kern_ktrace.c: the
+ * ktrace.* reads are public and first drop a dead owner
+ * (ktrace_ownership_maintenance); kperfbsd.c / kern_kpc.c: the kperf.* and
+ * kpc.* reads need root (ktrace_read_check), and kpc.* are EBUSY while the
+ * CPMU is acquired (A4).
+ */
+static int sysctl_read_only(const char *name, const int *set, int *get)
+{
+	int v;
+	if (!strncmp(name, "ktrace.", 7)) {
+		if (S.owner && !alive(S.owner))
+			S.owner = 0, S.owner_mask = 0;
+		if (!strcmp(name, "ktrace.state"))
+			v = S.owner ? 1 : alive(S.bg_pid) ? 2 : 0;
+		else if (!strcmp(name, "ktrace.owning_pid"))
+			v = S.owner;
+		else if (!strcmp(name, "ktrace.background_pid"))
+			v = alive(S.bg_pid) ? S.bg_pid : 0;
+		else
+			return -ENOENT;
+	} else if (!strncmp(name, "kperf.", 6)) {
+		if (standin_euid() != 0)
+			return -EPERM;
+		if (!strcmp(name, "kperf.sampling"))
+			v = S.sampling;
+		else if (!strcmp(name, "kperf.action.count"))
+			v = (int)S.action_count;
+		else
+			return -ENOENT;
+	} else if (!strncmp(name, "kpc.", 4)) {
+		if (standin_euid() != 0)
+			return -EPERM;
+		if (env_is("LAUKA_STANDIN_CPMU", "1"))
+			return -EBUSY;
+		if (!strcmp(name, "kpc.counting"))
+			v = (int)S.counting;
+		else if (!strcmp(name, "kpc.thread_counting"))
+			v = (int)S.thread_counting;
+		else if (!strcmp(name, "kpc.force_all_ctrs"))
+			v = forced();
+		else
+			return -ENOENT;
+	} else {
+		return -ENOENT;
+	}
+	if (set)
+		return -EPERM;
+	if (get)
+		*get = v;
+	return 0;
+}
+
 static int sysctl_int(const char *name, const int *set, int *get)
 {
 	int e = seam_fail("sysctl_int");
@@ -1052,23 +1229,47 @@ static int sysctl_int(const char *name, const int *set, int *get)
 			*get = env_is("LAUKA_STANDIN_TRANSLATED", "1");
 		return 0;
 	}
-	if (strcmp(name, "kperf.lightweight_pet"))
-		return -ENOENT;
-	if (get)
-		*get = S.lightweight_pet;
-	if (set) {
-		if ((e = ktrace_configure(MASK_KPERF)))
-			return -e;
-		if (S.sampling)
-			return -EBUSY;	/* pet.c kppet_set_lightweight_pet */
-		S.lightweight_pet = *set ? 1 : 0;
+	if (!strcmp(name, "kperf.lightweight_pet")) {
+		if (standin_euid() != 0)
+			return -EPERM;	/* kperfbsd.c: reads too need ktrace_read_check */
+		if (get)
+			*get = S.lightweight_pet;
+		if (set) {
+			if ((e = ktrace_configure(MASK_KPERF)))
+				return -e;
+			if (S.sampling)
+				return -EBUSY;	/* pet.c kppet_set_lightweight_pet */
+			S.lightweight_pet = *set && !tamper("lightweight_pet") ? 1 : 0;
+		}
+		return 0;
 	}
-	return 0;
+	return sysctl_read_only(name, set, get);
 }
 
 static int standin_sysctl_int(const char *name, const int *set, int *get)
 {
 	LOCKED(int, sysctl_int(name, set, get));
+}
+
+static int sysctl_str(const char *name, char *buf, size_t len)
+{
+	int e = seam_fail("sysctl_str");
+	if (e)
+		return e;
+	if (!len)
+		return -EINVAL;
+	if (!strcmp(name, "kern.osrelease"))
+		snprintf(buf, len, "%s", osrelease());
+	else if (!strcmp(name, "ktrace.configured_by"))
+		snprintf(buf, len, "%s", S.configured_by);
+	else
+		return -ENOENT;
+	return 0;
+}
+
+static int standin_sysctl_str(const char *name, char *buf, size_t len)
+{
+	LOCKED(int, sysctl_str(name, buf, len));
 }
 
 static void kd_sleep(void)
@@ -1191,6 +1392,10 @@ static int standin_rusage(int pid, struct kperf_rusage *out)
 	uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	out->instructions = STANDIN_INSTR_PER_NS * t;
 	out->cycles = STANDIN_CYCLES_PER_NS * t;
+	const char *ps = getenv("LAUKA_STANDIN_PSHARE");
+	double share = ps && *ps ? strtod(ps, NULL) : 1.0;
+	out->pinstructions = (uint64_t)((double)out->instructions * share + 0.5);
+	out->has_p = true;
 	return 0;
 #else
 	(void)out;
@@ -1221,4 +1426,5 @@ const struct kperf_sys lauka_kperf_sys = {
 	.rusage = standin_rusage,
 	.cpu_ids = standin_cpu_ids,
 	.euid = standin_euid,
+	.sysctl_str = standin_sysctl_str,
 };

@@ -21,7 +21,8 @@
  *              kperf (sampling, the actions' samplers and filters, timers,
  *              lightweight PET) but not kdebug, and keeps the action and
  *              timer counts (so an action count only grows until reboot).
- *              The PET period is at least 1 ms.
+ *              The PET period is at least 1 ms (2 ms on macOS 13,
+ *              xnu-8792 kptimer.c); kern.osrelease says which.
  *   kdebug     KERN_KDREMOVE and KERN_KDSETUP each sleep 100 ms, as
  *              kdbg_clear() / kdbg_reinit() do; READTR needs ownership.
  *              A typefilter outranks the VALCHECK filter (_trace_emit_filter)
@@ -79,6 +80,29 @@
  *   LAUKA_STANDIN_RETSTYLE=value  kpc_/kperf_ failures return the errno value
  *                             instead of -1 with errno set
  *   LAUKA_STANDIN_CPU         "type,subtype,family" in hex for the cpu id sysctls
+ *   LAUKA_STANDIN_OSRELEASE   kern.osrelease (default 24.4.0, macOS 15.4; 22.x is macOS 13:
+ *                             PET period at least 2 ms)
+ *   LAUKA_STANDIN_CPMU=1      another kernel client holds the CPU's PMU (macOS 14.4+,
+ *                             kern_kpc.c cpc_hw_in_use): every kpc_* call is EBUSY (A4)
+ *   LAUKA_STANDIN_TAMPER=F    another root process (kpc has no owner) reprograms F right
+ *                             after lauka's own write: config (word 2), counting,
+ *                             thread_counting, period, samplers, pet, lightweight_pet (C2)
+ *   LAUKA_STANDIN_ACTION_RACE=N  a background ktrace client raises the action count to N
+ *                             between lauka's get and set: that set is EINVAL (A3a)
+ *   LAUKA_STANDIN_BGTOOL=1    a background ktrace client (tailspind) is registered: the
+ *                             parent process (ktrace.background_pid)
+ *   LAUKA_STANDIN_GLITCH_AT=K  the K-th thread sample logged carries its configurable
+ *                             counters halved: a drop, as a P/E migration glitch gives (A6)
+ *   LAUKA_STANDIN_PSHARE=F    fraction 0..1 of instructions retired on P-cores
+ *                             (ri_pinstructions; default 1)
+ *
+ * Read-only sysctls the model answers (what `lauka doctor --macos` prints):
+ * ktrace.state (0 off, 1 foreground owner, 2 background tool), ktrace.owning_pid,
+ * ktrace.background_pid, ktrace.configured_by (a string: the name of the
+ * process that last configured ktrace; kept after it dies), kperf.sampling,
+ * kperf.action.count, kperf.lightweight_pet, kpc.counting, kpc.thread_counting,
+ * kpc.force_all_ctrs, kern.osrelease.  ktrace.* need no root; kperf.* and kpc.*
+ * reads need root (ktrace_read_check), as in XNU.
  */
 #ifndef LAUKA_KPERF_STANDIN_H
 #define LAUKA_KPERF_STANDIN_H
@@ -123,6 +147,9 @@ struct standin_state {
 	int kd_removes, kd_setups;	/* the 100 ms operations */
 	int force_sets;			/* kpc_force_all_ctrs_set(1) calls that succeeded */
 	int kperf_resets;
+	char configured_by[32];		/* ktrace.configured_by: the last configuring process's name */
+	int bg_pid;			/* ktrace.background_pid */
+	int action_races;		/* A3a races injected */
 	/* Of the process that configured sampling (not persisted): */
 	uint64_t ticks, samples, records, lost;
 };

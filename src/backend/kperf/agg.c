@@ -2,6 +2,7 @@
 #include "backend/kperf/agg.h"
 #include "base/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,8 @@ void kperf_agg_release(struct kperf_agg *a)
 void kperf_agg_reset(struct kperf_agg *a)
 {
 	a->nthreads = 0;
-	a->records = a->dropped = a->lost = a->starts = a->ends = 0;
+	a->records = a->dropped = a->lost = a->starts = a->ends = a->suspect = 0;
+	a->suspect_why[0] = '\0';
 }
 
 static struct kperf_thread *thread_of(struct kperf_agg *a, uint64_t tid)
@@ -41,8 +43,26 @@ static struct kperf_thread *thread_of(struct kperf_agg *a, uint64_t tid)
 	return t;
 }
 
+/* C3: does t's new sample (pending) drop or jump against its last one?  Counted, the first one described. */
+static void monotonic_check(struct kperf_agg *a, const struct kperf_thread *t)
+{
+	if (t->nsamples == 0)
+		return;
+	for (size_t c = 0; c < a->ncounters; c++) {
+		uint64_t was = t->last[c], now = t->pending[c];
+		if (now >= was && now - was <= KPERF_MAX_RISE)
+			continue;
+		if (!a->suspect++)
+			snprintf(a->suspect_why, sizeof(a->suspect_why), "counter %zu of thread %llu %s from %llu to %llu "
+				 "in one sample", c, (unsigned long long)t->tid, now < was ? "dropped" : "jumped",
+				 (unsigned long long)was, (unsigned long long)now);
+		return;
+	}
+}
+
 static void sample_done(struct kperf_agg *a, struct kperf_thread *t)
 {
+	monotonic_check(a, t);
 	if (t->nsamples == 0)
 		memcpy(t->first, t->pending, a->ncounters * sizeof(uint64_t));
 	memcpy(t->last, t->pending, a->ncounters * sizeof(uint64_t));

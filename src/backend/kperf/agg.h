@@ -25,6 +25,12 @@
  * existed before) takes last - first, saturating at 0.  The scope check
  * measures what was missed, and configurable counts are scaled by it.
  *
+ * C3 (audit 4, A6): a thread's counters only grow, so each complete sample is
+ * compared with the thread's previous one: a value that drops, or rises by
+ * more than 2^48 in one sample (an unsigned per-CPU delta gone negative in
+ * kpc_thread.c, or a P/E migration glitch another tool has seen), marks the
+ * run suspect; its counts are still summed, and the reason is kept.
+ *
  * When the kernel's trace buffer wrapped, its next read starts with a
  * TRACE_LOST_EVENTS record: the samples being assembled are dropped (their
  * other records may be gone) and the run is counted as lossy.
@@ -86,7 +92,12 @@ struct kperf_agg {
 	size_t dropped;			/* incomplete samples thrown away */
 	size_t lost;			/* TRACE_LOST_EVENTS records: the buffer wrapped */
 	size_t starts, ends;		/* records flagged DBG_FUNC_START / DBG_FUNC_END */
+	size_t suspect;			/* C3: samples whose counters dropped or jumped */
+	char suspect_why[160];		/* the first of them */
 };
+
+/* C3: the largest rise of one counter in one sample that is believed (2^48). */
+#define KPERF_MAX_RISE (1ull << 48)
 
 void kperf_agg_init(struct kperf_agg *a, size_t ncounters, enum kperf_base base);
 void kperf_agg_release(struct kperf_agg *a);

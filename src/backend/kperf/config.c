@@ -13,6 +13,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,6 +203,41 @@ int kperf_config_build(struct kperf_config *c, struct lk_evsel *sel, size_t nsel
 	return ret;
 }
 
+/* C2: one setting read back differs from what lauka wrote. */
+static int differs(char *err, size_t len, const char *field, unsigned long long got, unsigned long long want)
+{
+	lk_errbuf(err, len, "kpc read-back: %s is 0x%llx, lauka programmed 0x%llx: another root process "
+		  "reprogrammed the CPU counters (kpc has no owner); the samples would not be the events asked for",
+		  field, got, want);
+	return -LK_EBUSY;
+}
+
+static int readback(const struct kperf_config *c, char *err, size_t len)
+{
+	const struct kperf_fns *f = &kperf_fn;
+	/* A class lauka needs switched off fails; an extra one changes the sample layout, which the count check catches. */
+	uint32_t v = f->kpc_get_counting();
+	if ((v & c->classes) != c->classes)
+		return differs(err, len, "kpc_get_counting (counting classes)", v, c->classes);
+	if (((v = f->kpc_get_thread_counting()) & c->classes) != c->classes)
+		return differs(err, len, "kpc_get_thread_counting (thread-counting classes)", v, c->classes);
+	if (!c->words_read_back || !c->nwords)
+		return 0;
+	uint64_t got[KPERF_MAX_COUNTERS] = { 0 };
+	errno = 0;
+	int r = f->kpc_get_config(c->classes, got);	/* the classes the words were written with */
+	int e = kperf_call_errno(r, errno);
+	if (e)
+		return kperf_errno_error("kpc_get_config", e, err, len);
+	for (size_t i = 0; i < c->nwords; i++)
+		if (got[i] != c->words[i]) {
+			char field[64];
+			snprintf(field, sizeof(field), "kpc_get_config word %zu", i);
+			return differs(err, len, field, (unsigned long long)got[i], (unsigned long long)c->words[i]);
+		}
+	return 0;
+}
+
 int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t len)
 {
 	const struct kperf_fns *f = &kperf_fn;
@@ -216,6 +252,8 @@ int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t
 	}
 	if (nwords && (r = f->kpep_config_kpc(c->cfg, words, nwords * sizeof(uint64_t))))
 		return kperf_kpep_error(r, errno, err, len);
+	memcpy(c->words, words, sizeof(words));
+	c->nwords = (c->classes & KPC_CLASS_CONFIGURABLE_MASK) ? nwords : 0;
 	c->count_unforced = f->kpc_get_counter_count(c->classes);
 	/*
 	 * Forced once per process and kept until exit: releasing and forcing
@@ -247,6 +285,10 @@ int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t
 	}
 	if ((r = KPERF_CALL(f->kpc_set_counting(c->classes), "kpc_set_counting", err, len)) ||
 	    (r = KPERF_CALL(f->kpc_set_thread_counting(c->classes), "kpc_set_thread_counting", err, len)))
+		return r;
+	/* C2: read every setting back (the forcing was read back above). */
+	c->words_read_back = f->kpc_get_config != NULL;
+	if ((r = readback(c, err, len)))
 		return r;
 	/*
 	 * The values per thread sample: fixed by kpc_set_thread_counting from
@@ -289,7 +331,7 @@ int kperf_config_check(const struct kperf_config *c, char *err, size_t len)
 		return kperf_errno_error("kpc_force_all_ctrs_get", e, err, len);
 	uint32_t now = f->kpc_get_counter_count(c->classes);
 	if (v && now == c->ncounters)
-		return 0;
+		return readback(c, err, len);
 	lk_errbuf(err, len, "the kpc counters changed since lauka programmed them: forced %s, counter count "
 		  "%zu, now %u (the power manager took counters back); the samples would not be the events asked for",
 		  v ? "still" : "no longer", c->ncounters, (unsigned)now);

@@ -33,6 +33,9 @@ struct kperf_config {
 	uint32_t classes;
 	size_t ncounters;		/* values per thread sample (after kperf_config_program) */
 	uint32_t count_unforced;	/* kpc_get_counter_count(classes) before forcing (lauka doctor) */
+	uint64_t words[KPERF_MAX_COUNTERS];	/* the config words lauka wrote (kpc_set_config) */
+	size_t nwords;
+	bool words_read_back;		/* kpc_get_config exists: the words are compared too */
 };
 
 /* Build from sel (each sel's err/why set when it cannot be added); 0 or -LK_E* with err. */
@@ -43,7 +46,13 @@ int kperf_config_build(struct kperf_config *c, struct lk_evsel *sel, size_t n, c
  * and fix ncounters from what the kernel reports afterwards.
  */
 int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t len);
-/* R3: still forced, and the counter count still ncounters (at each attach and after each run)? */
+/*
+ * R3: still forced, and the counter count still ncounters; C2 (audit 4): the
+ * counting and thread-counting classes and the config words still what lauka
+ * wrote.  At the end of program, at each attach and after each run: kpc has
+ * no owner, so another root process can reprogram it at any time.  A
+ * difference is -LK_EBUSY naming the field.
+ */
 int kperf_config_check(const struct kperf_config *c, char *err, size_t len);
 void kperf_config_free(struct kperf_config *c);
 

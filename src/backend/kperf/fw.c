@@ -68,6 +68,19 @@ static int native_kdebug(int op, int arg, void *buf, size_t *len)
 
 static int native_rusage(int pid, struct kperf_rusage *out)
 {
+	memset(out, 0, sizeof(*out));
+#ifdef RUSAGE_INFO_V6
+	/* V6 (macOS 12+) adds the P-core share (C11); SDKs before it stop at V4. */
+	struct rusage_info_v6 r6;
+	memset(&r6, 0, sizeof(r6));
+	if (proc_pid_rusage(pid, RUSAGE_INFO_V6, (rusage_info_t *)&r6) == 0) {
+		out->instructions = r6.ri_instructions;
+		out->cycles = r6.ri_cycles;
+		out->pinstructions = r6.ri_pinstructions;
+		out->has_p = true;
+		return 0;
+	}
+#endif
 	struct rusage_info_v4 ri;
 	memset(&ri, 0, sizeof(ri));
 	if (proc_pid_rusage(pid, RUSAGE_INFO_V4, (rusage_info_t *)&ri) < 0)
@@ -96,6 +109,17 @@ static unsigned native_euid(void)
 	return (unsigned)geteuid();
 }
 
+static int native_sysctl_str(const char *name, char *buf, size_t len)
+{
+	if (!len)
+		return -EINVAL;
+	size_t sz = len - 1;
+	if (sysctlbyname(name, buf, &sz, NULL, 0) < 0)
+		return -errno;
+	buf[sz < len ? sz : len - 1] = '\0';
+	return 0;
+}
+
 static const struct kperf_sys native_sys = {
 	.version = KPERF_SYS_VERSION,
 	.sysctl_int = native_sysctl_int,
@@ -103,7 +127,13 @@ static const struct kperf_sys native_sys = {
 	.rusage = native_rusage,
 	.cpu_ids = native_cpu_ids,
 	.euid = native_euid,
+	.sysctl_str = native_sysctl_str,
 };
+
+const struct kperf_sys *kperf_native_sys(void)
+{
+	return &native_sys;
+}
 #endif
 
 /* ---- loading ---- */
@@ -165,6 +195,7 @@ int kperf_load_sys(char *why, size_t len)
 	*(void **)&kperf_fn.name = dlsym(lib, #name); \
 	if (!kperf_fn.name && !missing) missing = #name; \
 } while (0)
+#define SYM_OPTIONAL(lib, name) (*(void **)&kperf_fn.name = dlsym(lib, #name))
 
 int kperf_load_fns(char *why, size_t len)
 {
@@ -212,6 +243,10 @@ int kperf_load_fns(char *why, size_t len)
 			SYM(L.kperfdata, kpep_config_kpc_count);
 			SYM(L.kperfdata, kpep_config_kpc);
 			SYM(L.kperfdata, kpep_config_kpc_map);
+			SYM_OPTIONAL(L.kperf, kpc_get_config);
+			SYM_OPTIONAL(L.kperf, kperf_timer_period_get);
+			SYM_OPTIONAL(L.kperf, kperf_timer_pet_get);
+			SYM_OPTIONAL(L.kperf, kperf_action_samplers_get);
 			if (missing) {
 				lk_errbuf(L.fns_why, sizeof(L.fns_why), "the kperf frameworks lack '%s' (macOS too old or too new?)",
 					  missing);
@@ -278,6 +313,19 @@ int kperf_errno_error(const char *call, int err_no, char *why, size_t len)
 		lk_errbuf(why, len, "'%s': permission denied; kperf needs root", call);
 		return -LK_EPERM;
 	case EBUSY:
+		/*
+		 * A4 (audit 4): kpc does not use ktrace ownership.  Since xnu-10063
+		 * (macOS 14.4) every kpc.* sysctl is EBUSY while another kernel
+		 * client has acquired the CPU's PMU (kern_kpc.c, cpc_hw_in_use); which
+		 * Apple component does is not in open source (Processor Trace on
+		 * M4, inference).  kperf and kdebug calls are EBUSY when another live
+		 * process owns ktrace.
+		 */
+		if (!strncmp(call, "kpc_", 4) || !strncmp(call, "kpc.", 4)) {
+			lk_errbuf(why, len, "'%s': the CPU counters are held by another kernel client (macOS 14.4+: "
+				  "e.g. processor trace), not by a process lauka can name", call);
+			return -LK_EBUSY;
+		}
 		lk_errbuf(why, len, "'%s': kperf is busy: another process (Instruments, a profiler, "
 			  "another lauka) owns ktrace", call);
 		return -LK_EBUSY;

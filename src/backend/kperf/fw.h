@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KPERF_SYS_VERSION 1
+#define KPERF_SYS_VERSION 2
 #define KPERF_SYS_SYMBOL "lauka_kperf_sys"
 
 /* kdebug operations (the third level of CTL_KERN.KERN_KDEBUG, bsd/sys/sysctl.h). */
@@ -36,6 +36,14 @@ struct kperf_kdreg {
 
 struct kperf_rusage {
 	uint64_t instructions, cycles;
+	/*
+	 * C11 (audit 4): the instructions retired on P-cores (ri_pinstructions,
+	 * RUSAGE_INFO_V6); has_p is false when the kernel or the SDK lacks V6.
+	 * An event that counts nothing on E-cores under-counts a thread that
+	 * ran there, with no marker: the share is shown beside kperf's results.
+	 */
+	uint64_t pinstructions;
+	bool has_p;
 };
 
 /* The Darwin system interfaces of the backend.  Every op returns 0 or -errno. */
@@ -51,6 +59,8 @@ struct kperf_sys {
 	/* hw.cputype, hw.cpusubtype, hw.cpufamily. */
 	int (*cpu_ids)(uint32_t *type, uint32_t *subtype, uint32_t *family);
 	unsigned (*euid)(void);
+	/* sysctlbyname on a string (ktrace.configured_by, kern.osrelease): NUL-terminated in buf. */
+	int (*sysctl_str)(const char *name, char *buf, size_t len);
 };
 
 /*
@@ -120,12 +130,26 @@ struct kperf_fns {
 	int (*kpep_config_kpc_count)(kpep_config *, size_t *);
 	int (*kpep_config_kpc)(kpep_config *, uint64_t *, size_t);
 	int (*kpep_config_kpc_map)(kpep_config *, size_t *, size_t);
+	/*
+	 * C2 (audit 4): the getters lauka reads every setting back with (kpc.config,
+	 * kperf.timer.period, kperf.timer.pet_timer, kperf.action.samplers).
+	 * Optional: a framework without one loads, and that field is reported
+	 * "not read back" instead of failing every run.
+	 */
+	int (*kpc_get_config)(uint32_t, uint64_t *);
+	int (*kperf_timer_period_get)(uint32_t, uint64_t *);
+	int (*kperf_timer_pet_get)(uint32_t *);
+	int (*kperf_action_samplers_get)(uint32_t, uint32_t *);
 };
 
 /* What was loaded; valid after kperf_load_fns() returned 0. */
 extern const struct kperf_sys *kperf_sys;
 extern struct kperf_fns kperf_fn;
 
+#ifdef __APPLE__
+/* The real Darwin seam (the one used unless the kperf library exports its own). */
+const struct kperf_sys *kperf_native_sys(void);
+#endif
 /* Load the seam only (enough for the cpu ids and rusage), or the seam and both frameworks. */
 int kperf_load_sys(char *why, size_t len);
 int kperf_load_fns(char *why, size_t len);

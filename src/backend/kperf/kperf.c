@@ -136,7 +136,22 @@ struct kperf_priv {
 	struct kperf_rusage ru;
 	uint64_t totals[KPERF_MAX_COUNTERS];
 	size_t lost;			/* TRACE_LOST_EVENTS records in the run */
+	size_t suspect;			/* C3: samples that dropped or jumped */
+	char suspect_why[160];
 };
+
+/*
+ * What `record` says after a command's block about the runs read since the
+ * last block (kperf_record_tips): C3 suspect runs, and C11 the P-core share
+ * of the instructions.  With interleaved commands the runs of the commands
+ * measured in between are included.
+ */
+static struct {
+	size_t runs, suspect;
+	char why[200];
+	uint64_t instr, pinstr;
+	bool has_p;
+} notes;
 
 static int usable(char *why, size_t len)
 {
@@ -265,6 +280,8 @@ static void kperf_exited(void *priv, pid_t pid)
 	}
 	kperf_agg_total(&p->smp.agg, p->totals);
 	p->lost = p->smp.agg.lost;
+	p->suspect = p->smp.agg.suspect;
+	lk_errbuf(p->suspect_why, sizeof(p->suspect_why), "%s", p->smp.agg.suspect_why);
 	p->have_run = true;
 }
 
@@ -293,6 +310,14 @@ static int kperf_read(void *priv, const struct lk_run_info *run, struct lk_count
 		lk_errbuf(err, len, "proc_pid_rusage reports no instructions for pid %d, so the samples cannot "
 			  "be checked or scaled", (int)p->pid);
 		return -LK_ENOTSUP;
+	}
+	notes.runs++;
+	if (p->suspect && !notes.suspect++)
+		lk_errbuf(notes.why, sizeof(notes.why), "%s", p->suspect_why);
+	if (p->ru.has_p && p->ru.pinstructions <= p->ru.instructions) {
+		notes.instr += p->ru.instructions;
+		notes.pinstr += p->ru.pinstructions;
+		notes.has_p = true;
 	}
 	/* The trace buffer wrapped (F10): complete samples only, so a lower bound, always shown as scaled. */
 	if (p->lost && sc == KPERF_SCOPE_FULL)
@@ -378,6 +403,97 @@ int kperf_action_count(uint32_t *out, char *why, size_t len)
 	r = kperf_fn.kperf_action_count_get(out);
 	int e = kperf_call_errno(r, errno);
 	return e ? kperf_errno_error("kperf_action_count_get", e, why, len) : 0;
+}
+
+/* ---- C1: the kernel's answers, read only ---- */
+
+static const struct {
+	const char *name, *means;
+	bool str;
+} answers[KPERF_A_N] = {
+	[KPERF_A_KTRACE_STATE] = { "ktrace.state", "0 unowned, 1 a foreground tool owns ktrace (lauka gets EBUSY), "
+				   "2 a background tool (lauka takes it over)", false },
+	[KPERF_A_KTRACE_OWNER] = { "ktrace.owning_pid", "the foreground owner", false },
+	[KPERF_A_KTRACE_BG] = { "ktrace.background_pid", "the background tool (tailspind on stock macOS, inference)", false },
+	[KPERF_A_KTRACE_BY] = { "ktrace.configured_by", "the process that last configured ktrace", true },
+	[KPERF_A_ACTIONS] = { "kperf.action.count", "never lowered until reboot; lauka keeps it (N1)", false },
+	[KPERF_A_SAMPLING] = { "kperf.sampling", "0 when no kperf client runs", false },
+	[KPERF_A_LWPET] = { "kperf.lightweight_pet", "0 when no kperf client runs", false },
+	[KPERF_A_COUNTING] = { "kpc.counting", "0 when no kpc client runs", false },
+	[KPERF_A_THREAD_COUNTING] = { "kpc.thread_counting", "0 when no kpc client runs", false },
+	[KPERF_A_FORCED] = { "kpc.force_all_ctrs", "1 while a process holds all counters (another one: EACCES)", false },
+	[KPERF_A_COUNTERS] = { "kpc counters", "fixed + configurable visible now (2+5 unforced, 2+8 forced on M1-M4)", false },
+	[KPERF_A_OSRELEASE] = { "kern.osrelease", "Darwin version (22 = macOS 13: 2 ms PET minimum)", true },
+};
+
+int kperf_kernel_answers(struct kperf_answer out[KPERF_A_N], char *why, size_t len)
+{
+	memset(out, 0, KPERF_A_N * sizeof(*out));
+	char tmp[256];
+	int r = kperf_load_sys(why, len);
+	if (r < 0 && !kperf_sys)
+		return r;
+	bool fns = kperf_load_fns(tmp, sizeof(tmp)) == 0;
+	for (size_t i = 0; i < KPERF_A_N; i++) {
+		struct kperf_answer *a = &out[i];
+		a->name = answers[i].name;
+		a->means = answers[i].means;
+		if (i == KPERF_A_COUNTERS) {
+			if (!fns) {
+				a->err = -ENOENT;
+				snprintf(a->s, sizeof(a->s), "frameworks not loaded");
+				continue;
+			}
+			uint32_t f = kperf_fn.kpc_get_counter_count(KPC_CLASS_FIXED_MASK);
+			uint32_t c = kperf_fn.kpc_get_counter_count(KPC_CLASS_CONFIGURABLE_MASK);
+			a->v = (long long)(f + c);
+			snprintf(a->s, sizeof(a->s), "%u+%u", (unsigned)f, (unsigned)c);
+			continue;
+		}
+		if (answers[i].str) {
+			a->err = kperf_sys->sysctl_str ? kperf_sys->sysctl_str(a->name, a->s, sizeof(a->s)) : -ENOSYS;
+		} else {
+			int v = 0;
+			a->err = kperf_sys->sysctl_int(a->name, NULL, &v);
+			a->v = v;
+			if (!a->err && (i == KPERF_A_COUNTING || i == KPERF_A_THREAD_COUNTING))
+				snprintf(a->s, sizeof(a->s), "0x%x", (unsigned)v);
+			else if (!a->err)
+				snprintf(a->s, sizeof(a->s), "%d", v);
+		}
+		if (a->err)
+			snprintf(a->s, sizeof(a->s), "unreadable: %s", strerror(-a->err));
+	}
+	return 0;
+}
+
+bool kperf_stale(const struct kperf_answer a[KPERF_A_N], bool owner_alive, char *why, size_t len)
+{
+	if (len)
+		why[0] = '\0';
+	if (!a[KPERF_A_KTRACE_STATE].err && a[KPERF_A_KTRACE_STATE].v == 1 && owner_alive)
+		return false;	/* a live tool is using it: its state, not a stale one */
+	static const int on[] = { KPERF_A_SAMPLING, KPERF_A_LWPET, KPERF_A_COUNTING, KPERF_A_THREAD_COUNTING };
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(on); i++) {
+		const struct kperf_answer *x = &a[on[i]];
+		if (x->err || !x->v)
+			continue;
+		size_t used = strlen(why);
+		snprintf(why + used, len - used, "%s%s = %s", n++ ? ", " : "", x->name, x->s);
+	}
+	return n > 0;
+}
+
+bool kperf_seam_is_model(void)
+{
+	char why[256];
+	kperf_load_sys(why, sizeof(why));
+#ifdef __APPLE__
+	return kperf_sys && kperf_sys != kperf_native_sys();
+#else
+	return kperf_sys != NULL;
+#endif
 }
 
 void kperf_last_run(const void *priv, struct kperf_run_stats *out)
@@ -471,4 +587,21 @@ void kperf_record_tips(const char *backend, char *const *argv, bool first)
 	if (first && backend && !strcmp(backend, "kperf"))
 		tip("kperf's configurable events count user mode only; instructions and cycles "
 		    "(proc_pid_rusage) include kernel mode");
+	if (!backend || strcmp(backend, "kperf")) {
+		memset(&notes, 0, sizeof(notes));
+		return;
+	}
+	if (notes.suspect)
+		warning("kperf: %zu of the %zu runs above are suspect: %s (a thread's counters never go down; "
+			"a glitch of the per-cpu deltas kpc sums, or a migration between core types)",
+			notes.suspect, notes.runs, notes.why);
+	/* C11: an event that counts nothing on E-cores under-counts the part of the run that was there. */
+	if (notes.has_p && notes.instr) {
+		double p_share = (double)notes.pinstr / (double)notes.instr;
+		if (p_share < 0.995)
+			tip("kperf: %.1f%% of the instructions retired on P-cores, %.1f%% on E-cores "
+			    "(ri_pinstructions); an event the E-cores do not count is under-counted by that share",
+			    p_share * 100, (1 - p_share) * 100);
+	}
+	memset(&notes, 0, sizeof(notes));
 }

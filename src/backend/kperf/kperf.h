@@ -20,6 +20,7 @@
  * `backend_kperf` directly.
  *
  * Environment:
+ *   LAUKA_KPERF_DUMP      append every kdebug record read to this file (fixtures, C9)
  *   LAUKA_KPERF_PATH      kperf library (default: the private framework)
  *   LAUKA_KPERFDATA_PATH  kperfdata library (default: the private framework)
  *   KPEP_DB_PATH          first directory searched for the CPU's kpep plist
@@ -50,6 +51,37 @@ int kperf_probe(struct kperf_probe *out, char *why, size_t len);
  * (N1); open() keeps it.  0 when no client has set one.
  */
 int kperf_action_count(uint32_t *out, char *why, size_t len);
+/*
+ * C1 (audit 4): the kernel's answers `lauka doctor --macos` prints, read
+ * only (nothing is written; reading ktrace.* needs no root, kperf.* and kpc.*
+ * do).  Each is a sysctl through the backend's seam, so the model of XNU
+ * answers on Linux.  err is 0 or -errno of the read.  The names and rules
+ * come from XNU's source (kern_ktrace.c, kperfbsd.c, kern_kpc.c);
+ * kpc.force_all_ctrs is closed source; none has been read on a Mac yet.
+ */
+struct kperf_answer {
+	const char *name;		/* the sysctl, or "kpc counters" */
+	const char *means;		/* what lauka relies on it for */
+	long long v;
+	char s[64];			/* the value as printed */
+	int err;
+};
+enum {
+	KPERF_A_KTRACE_STATE, KPERF_A_KTRACE_OWNER, KPERF_A_KTRACE_BG, KPERF_A_KTRACE_BY,
+	KPERF_A_ACTIONS, KPERF_A_SAMPLING, KPERF_A_LWPET, KPERF_A_COUNTING, KPERF_A_THREAD_COUNTING,
+	KPERF_A_FORCED, KPERF_A_COUNTERS, KPERF_A_OSRELEASE, KPERF_A_N
+};
+/* Fills out[0..KPERF_A_N); -LK_E* (why) when not even the seam loads. */
+int kperf_kernel_answers(struct kperf_answer out[KPERF_A_N], char *why, size_t len);
+/*
+ * A5: state a killed kperf client left on (sampling, lightweight PET, kpc
+ * counting) with no live foreground ktrace owner; owner_alive says whether
+ * ktrace.owning_pid is a live process.  true with what is on in why.  Pure.
+ */
+bool kperf_stale(const struct kperf_answer a[KPERF_A_N], bool owner_alive, char *why, size_t len);
+/* true when the seam is the stand-in's (a model: its counts are not a real probe's). */
+bool kperf_seam_is_model(void);
+
 /* What the last run of an open kperf instance (priv) logged, for `lauka doctor`. */
 struct kperf_run_stats {
 	size_t values;			/* values per thread sample */

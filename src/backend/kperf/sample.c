@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,7 +34,16 @@
 #define KPERF_TIMER_COUNT 2u		/* timer ids are 0-based */
 #define KPERF_ACTION_ID 1u
 #define KPERF_TIMER_ID 1u
-#define SAMPLE_PERIOD_NS 1000000u	/* PET period: 1 ms, the kernel's minimum (kptimer.c) */
+/*
+ * A7 (audit 4): the PET period is the kernel's minimum: 1 ms from xnu-10002
+ * (macOS 14), 2 ms on macOS 13 (xnu-8792 kptimer.c KTPL_FG_PET), where a
+ * request below it is raised when the timer is armed.  lauka asks for the
+ * minimum of the running kernel (kern.osrelease 22.x is macOS 13), so the
+ * period it reads back, its coverage notes and doctor's sample rate are the
+ * kernel's.  Not observed on a Mac running macOS 13.
+ */
+#define SAMPLE_PERIOD_NS 1000000u
+#define SAMPLE_PERIOD_NS_MACOS13 2000000u
 #define KDEBUG_RECORDS 262144		/* kernel trace buffer (64 bytes each) */
 #define READ_CHUNK 65536		/* records per KERN_KDREADTR */
 #define READ_INTERVAL_NS 10000000L	/* reader thread wake-up */
@@ -63,7 +73,81 @@ static int action_count_setup(uint32_t *count, char *err, size_t len)
 	if (e)
 		return kperf_errno_error("kperf_action_count_get", e, err, len);
 	*count = cur > KPERF_ACTIONS_NEEDED ? cur : KPERF_ACTIONS_NEEDED;
+	r = KPERF_CALL(f->kperf_action_count_set(*count), "kperf_action_count_set", err, len);
+	if (r != -LK_EINVAL)
+		return r;
+	/*
+	 * C4 (audit 4, A3a): a background ktrace client (tailspind, inference)
+	 * got ktrace back between lauka's get and set and raised the count; a
+	 * smaller count is EINVAL.  Read it again and retry once.
+	 */
+	errno = 0;
+	r = f->kperf_action_count_get(&cur);
+	if ((e = kperf_call_errno(r, errno)))
+		return kperf_errno_error("kperf_action_count_get", e, err, len);
+	*count = cur > KPERF_ACTIONS_NEEDED ? cur : KPERF_ACTIONS_NEEDED;
 	return KPERF_CALL(f->kperf_action_count_set(*count), "kperf_action_count_set", err, len);
+}
+
+/* A7: the PET period to ask for on the running kernel. */
+uint64_t kperf_pet_period_ns(void)
+{
+	char rel[64] = "";
+	if (kperf_sys->sysctl_str && kperf_sys->sysctl_str("kern.osrelease", rel, sizeof(rel)) == 0 && atoi(rel) == 22)
+		return SAMPLE_PERIOD_NS_MACOS13;
+	return SAMPLE_PERIOD_NS;
+}
+
+static int kperf_differs(char *err, size_t len, const char *field, unsigned long long got, unsigned long long want)
+{
+	lk_errbuf(err, len, "kperf read-back: %s is %llu, lauka set %llu; another ktrace client changed kperf",
+		  field, got, want);
+	return -LK_EBUSY;
+}
+
+/*
+ * C2 (audit 4): every kperf setting read back after setup: the action count
+ * (at least what was set), action 1's samplers (PMC_THREAD among them),
+ * timer 1's period (as set, or raised to at most 2 ms by the kernel), the
+ * PET timer, lightweight PET.  What the getters return on a real kernel is
+ * unverified: these bounds avoid failing on what XNU may round.  The getters are optional in the framework: one
+ * that is missing leaves its field unchecked.
+ */
+static int kperf_readback(const struct kperf_sampler *s, uint64_t ticks, char *err, size_t len)
+{
+	const struct kperf_fns *f = &kperf_fn;
+	uint32_t u = 0;
+	uint64_t t = 0;
+	int e, r;
+#define GET(call, name) do { errno = 0; r = (call); if ((e = kperf_call_errno(r, errno))) \
+		return kperf_errno_error(name, e, err, len); } while (0)
+	GET(f->kperf_action_count_get(&u), "kperf_action_count_get");
+	if (u < s->action_count)
+		return kperf_differs(err, len, "the action count", u, s->action_count);
+	if (f->kperf_action_samplers_get) {
+		GET(f->kperf_action_samplers_get(KPERF_ACTION_ID, &u), "kperf_action_samplers_get");
+		if (!(u & KPERF_SAMPLER_PMC_THREAD))
+			return kperf_differs(err, len, "action 1's samplers", u, KPERF_SAMPLER_PMC_THREAD);
+	}
+	if (f->kperf_timer_period_get) {
+		GET(f->kperf_timer_period_get(KPERF_TIMER_ID, &t), "kperf_timer_period_get");
+		/* The kernel may raise a period to its minimum (kptimer.c): up to 2 ms is its doing, not another client's. */
+		if (t != ticks && (t < ticks || t > f->kperf_ns_to_ticks(SAMPLE_PERIOD_NS_MACOS13)))
+			return kperf_differs(err, len, "timer 1's period (ticks)", t, ticks);
+	}
+	if (f->kperf_timer_pet_get) {
+		GET(f->kperf_timer_pet_get(&u), "kperf_timer_pet_get");
+		if (u != KPERF_TIMER_ID)
+			return kperf_differs(err, len, "the PET timer", u, KPERF_TIMER_ID);
+	}
+#undef GET
+	int pet = 0;
+	if ((r = kperf_seam_error(kperf_sys->sysctl_int("kperf.lightweight_pet", NULL, &pet), "kperf.lightweight_pet",
+				  err, len)))
+		return r;
+	if (pet != 1)
+		return kperf_differs(err, len, "kperf.lightweight_pet", (unsigned long long)pet, 1);
+	return 0;
 }
 
 int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, size_t len)
@@ -77,19 +161,20 @@ int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, si
 	kperf_agg_init(&s->agg, ncounters, KPERF_BASE_ZERO);
 	s->buf = xcalloc(READ_CHUNK, sizeof(*s->buf));
 	s->setup = true;	/* from here on teardown() must undo */
+	uint64_t ticks = f->kperf_ns_to_ticks(kperf_pet_period_ns());
 	if ((r = action_count_setup(&s->action_count, err, len)) ||
 	    (r = KPERF_CALL(f->kperf_timer_count_set(KPERF_TIMER_COUNT), "kperf_timer_count_set", err, len)) ||
 	    (r = KPERF_CALL(f->kperf_action_samplers_set(KPERF_ACTION_ID, KPERF_SAMPLER_PMC_THREAD),
 			    "kperf_action_samplers_set", err, len)) ||
-	    (r = KPERF_CALL(f->kperf_timer_period_set(KPERF_TIMER_ID, f->kperf_ns_to_ticks(SAMPLE_PERIOD_NS)),
-			    "kperf_timer_period_set", err, len)) ||
+	    (r = KPERF_CALL(f->kperf_timer_period_set(KPERF_TIMER_ID, ticks), "kperf_timer_period_set", err, len)) ||
 	    (r = KPERF_CALL(f->kperf_timer_action_set(KPERF_TIMER_ID, KPERF_ACTION_ID), "kperf_timer_action_set",
 			    err, len)) ||
 	    (r = KPERF_CALL(f->kperf_timer_pet_set(KPERF_TIMER_ID), "kperf_timer_pet_set", err, len)))
 		return r;
 	int on = 1;
 	if ((r = kperf_seam_error(kperf_sys->sysctl_int("kperf.lightweight_pet", &on, NULL), "kperf.lightweight_pet",
-				  err, len)))
+				  err, len)) ||
+	    (r = kperf_readback(s, ticks, err, len)))
 		return r;
 	/*
 	 * N4 (audit 3): KERN_KDSETUP (kdbg_reinit) keeps a typefilter and the
@@ -108,6 +193,23 @@ int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, si
 	return 0;
 }
 
+/*
+ * C9 (audit 4): $LAUKA_KPERF_DUMP names a file that receives every record read
+ * (raw 64-byte kd_buf, appended), for the fixtures scripts/macos-fixtures.sh
+ * collects from a real Mac; tests/check_kperf.c replays them.
+ */
+static void dump(const struct kperf_kdbuf *recs, size_t n)
+{
+	const char *path = getenv("LAUKA_KPERF_DUMP");
+	if (!path || !*path || !n)
+		return;
+	FILE *f = fopen(path, "ab");
+	if (f) {
+		fwrite(recs, sizeof(*recs), n, f);
+		fclose(f);
+	}
+}
+
 /* Drain the trace buffer into the aggregation. */
 static int drain(struct kperf_sampler *s)
 {
@@ -118,6 +220,7 @@ static int drain(struct kperf_sampler *s)
 			return r;
 		if (got > READ_CHUNK)
 			got = READ_CHUNK;
+		dump(s->buf, got);
 		kperf_agg_feed(&s->agg, s->buf, got);
 		if (got < READ_CHUNK)
 			return 0;

@@ -5,7 +5,8 @@
  *
  *   kperf_sampler_setup     once per open(): action 1 samples PMC_THREAD
  *                           (the action count is never lowered: N1),
- *                           timer 1 is the lightweight-PET timer (1 ms);
+ *                           timer 1 is the lightweight-PET timer (1 ms;
+ *                           2 ms on macOS 13); every setting read back (C2);
  *                           kdebug reset (KERN_KDREMOVE clears filters a
  *                           killed ktrace tool left: N4), then its buffer set
  *                           up with a filter that passes only
@@ -49,6 +50,8 @@ int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, si
 int kperf_sampler_start(struct kperf_sampler *s, pid_t pid, char *err, size_t len);
 int kperf_sampler_stop(struct kperf_sampler *s, char *err, size_t len);
 int kperf_sampler_teardown(struct kperf_sampler *s, char *err, size_t len);
+/* The PET period lauka asks for on the running kernel: 1 ms, 2 ms on macOS 13 (A7). */
+uint64_t kperf_pet_period_ns(void);
 /* stop + teardown, and free (safe on a zeroed or failed sampler). */
 void kperf_sampler_release(struct kperf_sampler *s);
 

@@ -18,12 +18,15 @@
 #include "backend/xctrace/agg.h"
 #include "backend/xctrace/parse.h"
 #include "backend/xctrace/template.h"
+#include "base/capture.h"
 #include "base/exec-path.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -370,6 +373,111 @@ static void path_in(const struct xctrace_priv *p, const char *name, char *out, s
 
 /* ---- finding xctrace, the catalogue and the template ---- */
 
+int xctrace_developer_dir_of(const char *xctrace_path, char *out, size_t len)
+{
+	static const char tail[] = "/usr/bin/xctrace";
+	size_t n = strlen(xctrace_path);
+	while (n && (xctrace_path[n - 1] == '\n' || xctrace_path[n - 1] == ' ' || xctrace_path[n - 1] == '\r'))
+		n--;
+	if (n <= sizeof(tail) - 1 || strncmp(xctrace_path + n - (sizeof(tail) - 1), tail, sizeof(tail) - 1) ||
+	    n - (sizeof(tail) - 1) >= len)
+		return -1;
+	memcpy(out, xctrace_path, n - (sizeof(tail) - 1));
+	out[n - (sizeof(tail) - 1)] = '\0';
+	return 0;
+}
+
+static bool contains_ci(const char *s, const char *needle)
+{
+	for (; *s; s++) {
+		size_t k = 0;
+		while (needle[k] && s[k] && tolower((unsigned char)s[k]) == tolower((unsigned char)needle[k]))
+			k++;
+		if (!needle[k])
+			return true;
+	}
+	return false;
+}
+
+bool xctrace_xcode_problem(const char *output, const char *devdir, const char *suggest, char *why, size_t len)
+{
+	/* xcrun: "You have not agreed to the Xcode license agreements. ... sudo xcodebuild -license ..." */
+	if (output && contains_ci(output, "license") && (contains_ci(output, "agree") || contains_ci(output, "xcodebuild"))) {
+		lk_errbuf(why, len, "the Xcode licence has not been accepted, so xcrun refuses to run xctrace\n"
+			  "fix: sudo xcodebuild -license accept");
+		return true;
+	}
+	if (devdir && strstr(devdir, "CommandLineTools")) {
+		lk_errbuf(why, len, "xcode-select points at the Command Line Tools (%s), which have no Instruments: "
+			  "xctrace needs a full Xcode\nfix: sudo xcode-select -s %s", devdir,
+			  suggest && *suggest ? suggest : "/Applications/Xcode.app/Contents/Developer");
+		return true;
+	}
+	return false;
+}
+
+/* The first line a helper command printed, when it exited 0. */
+static bool helper_line(const char *const *argv, char *out, size_t len)
+{
+	int code = 0;
+	if (lk_capture(argv, 60, out, len, &code) < 0 || code != 0)
+		return false;
+	out[strcspn(out, "\r\n")] = '\0';
+	return out[0] != '\0';
+}
+
+/* A full Xcode in /Applications to suggest selecting (Xcode.app first, then Xcode-*.app), or "". */
+static void xcode_to_suggest(char *out, size_t len)
+{
+	out[0] = '\0';
+	glob_t g;
+	if (glob("/Applications/Xcode*.app/Contents/Developer", 0, NULL, &g) == 0) {
+		const char *pick = g.gl_pathv[0];
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (!strcmp(g.gl_pathv[i], "/Applications/Xcode.app/Contents/Developer"))
+				pick = g.gl_pathv[i];
+		snprintf(out, len, "%s", pick);
+	}
+	globfree(&g);
+}
+
+/*
+ * A1/C6 (audit 4): Xcode's developer directory as xcrun finds it: $DEVELOPER_DIR
+ * (xcrun honours it), then `xcrun --find xctrace` (DEV/usr/bin/xctrace), then
+ * `xcode-select -p`, then /Applications/Xcode.app.  So an Xcode installed as
+ * Xcode-16.2.app or Xcode-beta.app (the `xcodes` tool's names) is found
+ * wherever it is, as xcrun finds it.  -LK_ENOTSUP with the fix in why when
+ * the licence is not accepted or the Command Line Tools are selected.
+ */
+static int developer_dir(char *out, size_t len, char *why, size_t wlen)
+{
+	const char *env = getenv("DEVELOPER_DIR");
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return 0;
+	}
+	char line[PATH_MAX + 512], suggest[PATH_MAX];
+	static const char *const find[] = { "xcrun", "--find", "xctrace", NULL };
+	static const char *const sel[] = { "xcode-select", "-p", NULL };
+	int code = 0;
+	if (lk_capture(find, 60, line, sizeof(line), &code) == 0) {
+		if (code == 0 && xctrace_developer_dir_of(line, out, len) == 0)
+			return 0;
+		if (xctrace_xcode_problem(line, NULL, NULL, why, wlen))
+			return -LK_ENOTSUP;
+	}
+	if (helper_line(sel, line, sizeof(line))) {
+		xcode_to_suggest(suggest, sizeof(suggest));
+		if (xctrace_xcode_problem(NULL, line, suggest, why, wlen))
+			return -LK_ENOTSUP;
+		lk_errbuf(out, len, "%s", line);
+		return 0;
+	}
+	snprintf(out, len, "/Applications/Xcode.app/Contents/Developer");
+	return 0;
+}
+
+
 static int find_xctrace(struct xctrace_priv *p, char *why, size_t len)
 {
 	char **prefix = p->prefix;
@@ -426,7 +534,16 @@ static int check_version(struct xctrace_priv *p, char *why, size_t len)
 	char ver[64] = "";
 	int major = xctrace_parse_version(out, ver, sizeof(ver));
 	if (code != 0 || major < 0) {
-		char tail[200];
+		char tail[200], dev[PATH_MAX] = "", sug[PATH_MAX];
+		static const char *const sel[] = { "xcode-select", "-p", NULL };
+		/* A1: the licence, or the Command Line Tools selected ("unable to find utility"), with the fix. */
+		bool clt = strstr(out, "unable to find utility") && helper_line(sel, dev, sizeof(dev));
+		if (clt)
+			xcode_to_suggest(sug, sizeof(sug));
+		if (xctrace_xcode_problem(out, clt ? dev : NULL, clt ? sug : NULL, why, len)) {
+			free(out);
+			return -LK_ENOTSUP;
+		}
 		last_line(out, tail, sizeof(tail));
 		lk_errbuf(why, len, "'xctrace version' failed (exit %d): %s", code, tail[0] ? tail : "no output");
 		free(out);
@@ -567,24 +684,26 @@ static int base_template(char *out, size_t len, char *err, size_t errlen)
 		return 0;
 	}
 	/*
-	 * $DEVELOPER_DIR (what xcrun honours) is Xcode.app/Contents/Developer.
-	 * Instruments.app's resources, then the macOS platform's Templates
-	 * directory (N6: where one public script finds it; which Xcode versions
-	 * keep it there is not verified).
+	 * The developer directory is Xcode.app/Contents/Developer: Instruments.app's
+	 * resources, then the macOS platform's Templates directory (N6: where one
+	 * public script finds it; which Xcode versions keep it there is not
+	 * verified), then /Applications/Xcode.app's as before.
 	 */
-	const char *dev = getenv("DEVELOPER_DIR");
-	char devapp[PATH_MAX] = "", devplat[PATH_MAX] = "";
-	if (dev && *dev) {
-		snprintf(devapp, sizeof(devapp), "%s/../Applications/Instruments.app", dev);
-		snprintf(devplat, sizeof(devplat), "%s/" XCT_PLATFORM_TEMPLATES, dev);
-	}
+	char dev[PATH_MAX];
+	int r = developer_dir(dev, sizeof(dev), err, errlen);
+	if (r < 0)
+		return r;
+	char devapp[PATH_MAX + 64], devplat[PATH_MAX + 128];
+	snprintf(devapp, sizeof(devapp), "%s/../Applications/Instruments.app", dev);
+	snprintf(devplat, sizeof(devplat), "%s/" XCT_PLATFORM_TEMPLATES, dev);
 	const char *roots[] = { devapp, devplat, "/Applications/Xcode.app/Contents/Applications/Instruments.app",
 				"/Applications/Xcode.app/Contents/Developer/" XCT_PLATFORM_TEMPLATES };
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++)
 		if (roots[i][0] && find_named(roots[i], XCT_GUIDED_TEMPLATE ".tracetemplate", 0, out, len))
 			return 0;
 	lk_errbuf(err, errlen, "no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app or its macOS platform "
-		  "Templates; save one from Instruments and set LAUKA_XCTRACE_TEMPLATE=/path/to/it");
+		  "Templates (developer directory %s); save one from Instruments and set "
+		  "LAUKA_XCTRACE_TEMPLATE=/path/to/it", dev);
 	return -LK_ENOENT;
 }
 
@@ -735,11 +854,49 @@ static void ktrace_sweep(struct xctrace_priv *p)
 }
 
 /* Everything a run leaves: the bundle, the exports, the logs, our ktrace files. */
+/*
+ * C9 (audit 4): $LAUKA_XCTRACE_KEEP names a directory where each run's TOC and
+ * table export are copied (toc-N.xml, table-N.xml) before they are deleted:
+ * the fixtures scripts/macos-fixtures.sh collects from a real Mac.
+ */
+static void keep_exports(const struct xctrace_priv *p)
+{
+	static unsigned n;
+	const char *dir = getenv("LAUKA_XCTRACE_KEEP");
+	if (!dir || !*dir)
+		return;
+	static const char *const names[] = { "toc", "table" };
+	char toc[PATH_MAX + 32];
+	path_in(p, "toc.xml", toc, sizeof(toc));
+	if (access(toc, F_OK) != 0)
+		return;		/* nothing exported since the last clean-up */
+	n++;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char from[PATH_MAX + 32], to[PATH_MAX];
+		char name[32];
+		snprintf(name, sizeof(name), "%s.xml", names[i]);
+		path_in(p, name, from, sizeof(from));
+		char *buf = NULL;
+		size_t len = 0;
+		if (lk_read_file(from, XCT_LOG_MAX * 64, &buf, &len) < 0)
+			continue;
+		snprintf(to, sizeof(to), "%s/%s-%u.xml", dir, names[i], n);
+		FILE *f = fopen(to, "w");
+		if (f) {
+			fwrite(buf, 1, len, f);
+			fclose(f);
+		}
+		free(buf);
+	}
+}
+
 static void clean_run(struct xctrace_priv *p)
 {
 	static const char *const names[] = { "run.trace", "toc.xml", "table.xml", "record.log", "record.log.fifo",
 					     "record.log.done", "export.log", "watchdog.fired" };
 	char path[PATH_MAX + 32];
+	if (p->dir[0])
+		keep_exports(p);
 	for (size_t i = 0; p->dir[0] && i < ARRAY_SIZE(names); i++) {
 		path_in(p, names[i], path, sizeof(path));
 		rm_tree(path);
@@ -1202,6 +1359,20 @@ static const char *const xctrace_defaults[] = {
 	NULL,
 };
 
+/*
+ * C10 (audit 4): lauka's first Ctrl-C reaches xctrace as SIGINT (the runner
+ * forwards it to the group); xctrace then stops the recording and saves it,
+ * which takes about 2.5 s (xctrace.md section 4).  The runner's own 1 s grace
+ * would SIGKILL it while saving (a SIGKILLed xctrace has destroyed finished
+ * recordings); it gets the backend's grace, $LAUKA_XCTRACE_GRACE (15 s).  A
+ * second Ctrl-C still kills at once.  Not observed on a Mac.
+ */
+static unsigned xctrace_interrupt_grace_ms(void *priv)
+{
+	const struct xctrace_priv *p = priv;
+	return (p->grace_s ? p->grace_s : env_seconds("LAUKA_XCTRACE_GRACE", 15)) * 1000u;
+}
+
 const struct lk_backend backend_xctrace = {
 	.name = "xctrace",
 	.desc = "configurable counters without root, recorded by Instruments (xcrun xctrace; macOS with Xcode)",
@@ -1219,6 +1390,7 @@ const struct lk_backend backend_xctrace = {
 	.detach = xctrace_detach,
 	.close = xctrace_close,
 	.exit_status = xctrace_exit_status,
+	.interrupt_grace_ms = xctrace_interrupt_grace_ms,
 	.json_run = xctrace_json_run,
 	.json_scope = "launched process only",
 };

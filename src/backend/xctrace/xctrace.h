@@ -28,13 +28,16 @@
  *   LAUKA_KPEP_FILE         kpep plist to use instead of the running CPU's
  *   LAUKA_XCTRACE_TEMPLATE  CPU Counters template to patch (default: Xcode's own)
  *   LAUKA_XCTRACE_TIMEOUT   seconds before the watchdog stops a recording (default 1800)
- *   LAUKA_XCTRACE_GRACE     seconds between its SIGINT and SIGKILL (default 15)
+ *   LAUKA_XCTRACE_GRACE     seconds between its SIGINT and SIGKILL (default 15); also
+ *                           after lauka's first Ctrl-C (the interrupt_grace_ms op, C10)
+ *   LAUKA_XCTRACE_KEEP      copy each run's TOC and table export here (fixtures, C9)
  *   LAUKA_XCTRACE_TMPDIR    where xctrace leaves instruments*.ktrace (default:
  *                           DARWIN_USER_TEMP_DIR on macOS, none elsewhere)
  */
 #ifndef LAUKA_BACKEND_XCTRACE_H
 #define LAUKA_BACKEND_XCTRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "backend/backend.h"
@@ -54,6 +57,20 @@ extern const struct lk_backend backend_xctrace;
 int xctrace_record_outcome(int exit_code, int term_signal, const char *log, char *why, size_t len);
 /* "xctrace version 15.0 (15A240d)" -> 15; -1 when there is no version. */
 int xctrace_parse_version(const char *out, char *ver, size_t len);
+/*
+ * A1/C6 (audit 4): the developer directory behind a path `xcrun --find
+ * xctrace` printed ("DEV/usr/bin/xctrace", trailing white space ignored):
+ * 0 with DEV in out, -1 when the path does not end so.  Pure.
+ */
+int xctrace_developer_dir_of(const char *xctrace_path, char *out, size_t len);
+/*
+ * What an Xcode set-up problem looks like from xcrun's output and the
+ * selected developer directory: the licence not accepted, or the Command
+ * Line Tools selected (no Instruments; `suggest` is a full Xcode's developer
+ * directory to select).  true with a message and a second line
+ * "fix: ..." in why; false when neither.  Pure.
+ */
+bool xctrace_xcode_problem(const char *output, const char *devdir, const char *suggest, char *why, size_t len);
 /* true in guided mode ($LAUKA_XCTRACE_MODE=guided) */
 bool xctrace_guided(void);
 /* The xctrace version string the last open() found ("" before). */
