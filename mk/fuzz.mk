@@ -24,7 +24,7 @@ FUZZ_BIN   := $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET)
 # each target's seed corpus in the tree: kpep's is tests/fuzz/corpus
 FUZZ_SEEDS := tests/fuzz/corpus$(if $(filter-out kpep,$(FUZZ_TARGET)),-$(FUZZ_TARGET))
 FUZZ_DICT  := $(if $(filter kpep template,$(FUZZ_TARGET)),-dict=../tests/fuzz/plist.dict,-dict=../tests/fuzz/xml.dict)
-# clang warns where gcc does not; the gcc build (make, make check) is the one held to -Werror.
+# clang warns where gcc does not; the gcc build (make check, DEV=1) is the one held to -Werror.
 FUZZ_CFLAGS ?= -Wno-error
 CLEAN_EXTRA += $(FUZZ_BUILD) $(FUZZ_BUILD)-cov
 

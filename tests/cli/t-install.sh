@@ -21,6 +21,23 @@ done <<'T'
 usr/bin /usr/libexec error
 T
 
+# -Werror only in developer and CI builds (issue 30): a plain make, make install and the sanitizer
+# build compile without it (a newer compiler's new warning must not stop a distribution's build);
+# DEV=1 and the test targets compile with it.  make -n -B prints every compile line it would run.
+werror() { # goal... -> how many of the compile lines it would run carry -Werror, of how many
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEV make -n -B V=1 --no-print-directory -C "$src" \
+		BUILD="$PWD/flags" "$@" 2>/dev/null | awk '/ -Wall /{n++; if (/ -Werror /) w++} END{print w+0 "/" n+0}'
+}
+for goal in build-all install 'install SANITIZE=1' 'build-all DEV=0'; do
+	got=$(werror $goal)
+	case $got in 0/0) fail "make -n $goal: no compile line" ;; 0/*) ;; *) fail "make $goal compiles with -Werror ($got lines)" ;; esac
+done
+for goal in 'build-all DEV=1' test-unit 'test-unit SANITIZE=1'; do
+	got=$(werror $goal)
+	[ "${got%/*}" = "${got#*/}" ] && [ "$got" != 0/0 ] || fail "make $goal: -Werror on $got compile lines, want all"
+done
+[ ! -e flags ] || fail "make -n wrote $PWD/flags"
+
 # A prefix that does not exist: nothing may appear there.
 prefix=/nonexistent-lauka-prefix-$$
 stage=$PWD/stage
