@@ -146,9 +146,17 @@ run mk dist DISTDIR="$PWD/dist"
 sum2=$(sha256sum "dist/lauka-$v.tar.gz" | cut -d' ' -f1)
 [ "$sum1" = "$sum2" ] || fail "make dist is not reproducible: $sum1 then $sum2"
 tar -tzf "dist/lauka-$v.tar.gz" > list.txt
-for f in Makefile mk/install.mk doc/lauka.1 completions/_lauka src/lauka.c probes/lauka-probe.c VERSION; do
+for f in Makefile mk/install.mk doc/lauka.1 completions/_lauka src/lauka.c probes/lauka-probe.c VERSION \
+	tests/fixtures/kpep-data/a14.plist tests/fixtures/kpep-data/as3.plist tests/fixtures/kpep-data/SOURCES.txt \
+	tests/fixtures/xctrace-data/counters-profile.xml tests/fixtures/xctrace-data/SOURCES.txt; do
 	grep -qx "lauka-$v/$f" list.txt || fail "tarball lacks $f"
 done
+# No test, fragment or script reads a folder beside the tree: the tarball's make check runs the tests
+# a checkout's does (issue 30: the fixtures once lived in ../shared, and 8 tests skipped from the tarball).
+mkdir unpacked && tar -xzf "dist/lauka-$v.tar.gz" -C unpacked || fail "cannot unpack the tarball"
+beside=shared
+hits=$(cd "unpacked/lauka-$v" && grep -rlIE "\.\./(\.\./)*$beside/|$beside/(kpep|xctrace)-data" tests mk scripts Makefile --exclude-dir=corpus)
+[ -z "$hits" ] || fail "these read ../$beside, absent beside a tarball: $hits"
 
 # The formula's checksum is the release tarball's: once v$VERSION is tagged, make dist archives the tag.
 if git -C "$src" rev-parse -q --verify "refs/tags/v$fv^{commit}" >/dev/null 2>&1; then
