@@ -1,8 +1,9 @@
 # lauka: the only build entry point.
 #
 #   make                 build $(BUILD)/lauka (never installs anything)
-#   make check           install missing test dependencies, then run every test
+#   make check           install missing test dependencies, then run the tests
 #                        (with -Werror, as DEV=1 builds are; a plain make is not)
+#   make check-slow      the same for the slow CLI tests check leaves out (tests/cli/slow.list)
 #   make check SANITIZE=1  the same, built with -fsanitize=address,undefined
 #   make check-loaded    make check 5 times beside 4 busy processes (ROUNDS=, LOAD=)
 #   make demo            install missing dependencies, build, compare two probes
@@ -32,7 +33,7 @@ Q          := $(if $(filter 1,$(V)),,@)
 
 # Goals that must work before the dependencies exist: they install them
 # first (check, demo) or need none (clean, check-macos, help).
-NODEP_GOALS := check check-loaded demo clean check-macos help dist brew-formula lint-man
+NODEP_GOALS := check check-slow check-loaded demo clean check-macos help dist brew-formula lint-man
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(NODEP_GOALS),$(MAKECMDGOALS)),)
 SKIP_DEP_CHECK := 1
@@ -69,7 +70,7 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # and the test targets set), never a plain make or make install, where a newer compiler's new
 # warning would stop a distribution's or Homebrew's build of a release.  The flag changes no object
 # code, so objects are not rebuilt when DEV changes; CI builds from a clean tree.
-ifneq ($(filter check check-slow check-loaded test-all test-unit test-cli,$(MAKECMDGOALS)),)
+ifneq ($(filter check check-slow check-loaded test-all test-unit test-cli test-slow,$(MAKECMDGOALS)),)
 DEV ?= 1
 endif
 DEV      ?= 0
@@ -136,7 +137,7 @@ ALL_TARGETS    := $(LAUKA)
 CHECK_DEPS     := $(LAUKA) $(BUILD)/check_lauka
 CLEAN_EXTRA    :=
 
-.PHONY: all check test-all test-unit test-cli demo run-demo clean help
+.PHONY: all check check-slow test-all test-unit test-cli test-slow demo run-demo clean help
 all: build-all
 
 include $(sort $(wildcard mk/*.mk))
@@ -190,6 +191,15 @@ test-unit: $(BUILD)/check_lauka
 
 test-cli: $(CHECK_DEPS)
 	$(Q)sh tests/cli/run.sh $(abspath $(BUILD))
+
+# `make check-slow`: the CLI tests of tests/cli/slow.list, which make check leaves out so that it
+# takes under 8 minutes on an idle 2-core machine (HACKING.md, Tests); .ci/run runs them too.
+check-slow:
+	$(Q)sh scripts/deps.sh check
+	$(Q)$(MAKE) --no-print-directory test-slow
+
+test-slow: $(CHECK_DEPS)
+	$(Q)sh tests/cli/run.sh --slow $(abspath $(BUILD))
 
 demo:
 	$(Q)sh scripts/deps.sh demo
