@@ -95,6 +95,14 @@ void tip(const char *fmt, ...)
 	va_end(ap);
 }
 
+void notice(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("note: ", fmt, ap);
+	va_end(ap);
+}
+
 void lk_errbuf(char *buf, size_t len, const char *fmt, ...)
 {
 	if (!buf || !len)

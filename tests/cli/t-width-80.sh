@@ -92,6 +92,16 @@ on80 baselines 0 baselines
 on80 "baselines show" 0 baselines show main
 on80 usage-error 1 --runs
 on80 unknown-event 1 --backend rusage -m no_such_event_anywhere -- true
+# The xctrace backend through its stand-in (tests/support/xctrace-standin): its note before the runs.
+data="$LAUKA_SRCDIR/tests/fixtures/xctrace-data"
+if [ -f "$data/cpu-counters-template-legacy.xml" ]; then
+	mkdir darwin-tmp
+	export LAUKA_XCTRACE="$LAUKA_SRCDIR/tests/support/xctrace-standin" LAUKA_KPEP_FILE="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+	export LAUKA_XCTRACE_TEMPLATE="$data/cpu-counters-template-legacy.xml" LAUKA_XCTRACE_TMPDIR="$PWD/darwin-tmp"
+	on80 record-xctrace 0 --backend xctrace -m cycles -n 3 -- true
+	grep -q '^note: xctrace adds about' record-xctrace.out || fail "no xctrace note: $(cat record-xctrace.out)"
+	unset LAUKA_XCTRACE LAUKA_KPEP_FILE LAUKA_XCTRACE_TEMPLATE LAUKA_XCTRACE_TMPDIR
+fi
 if [ $have_vg = 1 ]; then
 	on80 record-valgrind 0 --backend valgrind -n 3 -- "$P alu 1e5" "$P alu 2e5"
 	on80 gate-valgrind 3 --backend valgrind -m Ir --gate Ir=1% -- "$P alu 1e5" "$P alu 1.2e5"
