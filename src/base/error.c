@@ -1,4 +1,4 @@
-/* base/error.c: error codes to text, and the one-line error/fix/tip printers. */
+/* base/error.c: error codes to text, and the error/warning/fix/tip/note printers (wrapped on a terminal). */
 #include "base/error.h"
 #include "base/progress.h"
 #include "base/text.h"
