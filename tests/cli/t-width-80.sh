@@ -115,6 +115,11 @@ fi
 awk 'length > 80 { found = 1 } END { exit !found }' version.pipe ||
 	fail "a pipe: lauka version has no line over 80 columns, as if it were cut: $(cat version.pipe)"
 
+# and so does a warning to a pipe: one line, however long.
+"$LAUKA" --color never --backend rusage -n 3 --baseline main --gate wall_time=400% -- "$P alu 1e5" > /dev/null 2> warn.pipe
+grep -q "^warning: gate 'wall_time=400%'.*cry wolf (gate on instruction counts, report time)\$" warn.pipe ||
+	fail "a pipe: the warning is not one line: $(cat warn.pipe)"
+
 [ -z "$report" ] || echo "known wide lines another branch fixes:$report"
 # A pattern of PENDING_LINES no line matched any more (every case ran): its fix is in.
 if [ $have_vg = 1 ]; then
