@@ -24,8 +24,10 @@ FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=
 FUZZ_BIN   := $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET)
 # each target's seed corpus in the tree: kpep's is tests/fuzz/corpus
 FUZZ_SEEDS := tests/fuzz/corpus$(if $(filter-out kpep,$(FUZZ_TARGET)),-$(FUZZ_TARGET))
+# and the real xctrace exports and templates the tests read (the kpep plists: tests/fuzz/seed.sh)
+FUZZ_FIXTURES := $(if $(filter-out kpep,$(FUZZ_TARGET)),$(filter-out %/SOURCES.txt,$(wildcard tests/fixtures/xctrace-data/*)))
 FUZZ_DICT  := $(if $(filter kpep template,$(FUZZ_TARGET)),-dict=../tests/fuzz/plist.dict,$(if $(filter notes,$(FUZZ_TARGET)),-dict=../tests/fuzz/notes.dict,-dict=../tests/fuzz/xml.dict))
-# clang warns where gcc does not; the gcc build (make, make check) is the one held to -Werror.
+# clang warns where gcc does not; the gcc build (make check, DEV=1) is the one held to -Werror.
 FUZZ_CFLAGS ?= -Wno-error
 CLEAN_EXTRA += $(FUZZ_BUILD) $(FUZZ_BUILD)-cov
 
@@ -55,7 +57,7 @@ fuzz-build:
 
 fuzz: fuzz-build
 	@mkdir -p $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) $(FUZZ_BUILD)/artifacts
-	$(Q)cp -n $(FUZZ_SEEDS)/* tests/fuzz/crashes/* $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)/ 2>/dev/null || true
+	$(Q)cp -n $(FUZZ_SEEDS)/* $(FUZZ_FIXTURES) tests/fuzz/crashes/* $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)/ 2>/dev/null || true
 	$(Q)if [ $(FUZZ_TARGET) = kpep ]; then sh tests/fuzz/seed.sh $(FUZZ_BUILD)/corpus-kpep; fi
 	$(Q)cd $(FUZZ_BUILD) && ./fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_TIME) $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
 		-max_len=$(if $(filter xctrace,$(FUZZ_TARGET)),262144,65536) -timeout=30 -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 \

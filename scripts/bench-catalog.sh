@@ -8,7 +8,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 lauka=${1:-$here/build/lauka}
 [ -x "$lauka" ] || { echo "error: '$lauka' not built; run make first" >&2; exit 1; }
-plist=$here/../shared/kpep-data/a14.plist
+plist=$here/tests/fixtures/kpep-data/a14.plist
 [ -f "$plist" ] || plist=$here/tests/fixtures/kpep/tiny.plist
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -35,7 +35,7 @@ Darwin)
 		brew list --versions "$f" >/dev/null 2>&1 || brew_missing="$brew_missing $f"
 	done
 	if [ -n "$brew_missing" ]; then
-		echo "deps: installing with Homebrew:$brew_missing"
+		echo "deps: installing with Homebrew, to build lauka and run its tests:$brew_missing"
 		brew install $brew_missing
 	fi
 	exit 0 ;;
@@ -98,6 +98,38 @@ pmu)
 esac
 
 [ -z "$missing" ] && exit 0
+
+# What each package is for, said before anything is installed (issue 30).
+why() {
+	case $1 in
+	pkg-config|make|gcc|libc6-dev) echo "to build lauka" ;;
+	libplist-dev|libsqlite3-dev|libxml2-dev) echo "a library lauka links (kpep plists, its database, xctrace exports)" ;;
+	libpfm4-dev) echo "the vendor event tables (lauka counters)" ;;
+	check) echo "the unit tests' framework" ;;
+	libplist-utils) echo "plistutil: binary plists for the import tests" ;;
+	valgrind) echo "the valgrind backend and its tests" ;;
+	linux-perf) echo "perf stat, the perf backend's cross-check" ;;
+	hyperfine) echo "the wall-time cross-check, its JSON export format" ;;
+	qemu-user) echo "runs the aarch64 probe in the probe tests" ;;
+	gcc-aarch64-linux-gnu|libc6-dev-arm64-cross) echo "builds the aarch64 probe" ;;
+	binutils) echo "objdump: the probes' instruction checks" ;;
+	npm) echo "fetches zig for make check-macos" ;;
+	procps) echo "pgrep: the tests' process checks" ;;
+	mandoc|man-db) echo "man page lint and rendering" ;;
+	bash-completion) echo "the bash completion tests" ;;
+	zsh|fish) echo "the $1 completion tests" ;;
+	python3) echo "the tests' independent parsers and stand-ins" ;;
+	git) echo "the git-notes baseline tests, make dist" ;;
+	time) echo "/usr/bin/time, the peak_rss cross-check" ;;
+	librsvg2-bin) echo "rsvg-convert: the plots render as valid SVG" ;;
+	ruby) echo "the Homebrew formula's check" ;;
+	clang|libclang-rt-dev) echo "make fuzz (libFuzzer)" ;;
+	*) echo "scripts/deps.sh $what" ;;
+	esac
+}
+echo "deps: scripts/deps.sh $what installs these Debian packages, missing here:"
+for p in $missing; do printf '  %-24s %s\n' "$p" "$(why "$p")"; done
+[ "$what" != check ] || echo "deps: (make test-all runs the tests without installing anything; a test skips what is absent)"
 if ! have apt-get; then
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1
@@ -109,7 +141,7 @@ if [ "$(id -u)" != 0 ]; then
 		exit 1
 	fi
 fi
-echo "deps: installing with apt-get:$missing"
+echo "deps: installing with apt-get ..."
 export DEBIAN_FRONTEND=noninteractive
 # The guest's libraries, kernel and busybox are arm64 packages: dpkg must know that architecture.
 if [ "$what" = pmu ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then

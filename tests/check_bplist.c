@@ -271,10 +271,10 @@ static unsigned long long count_nodes(plist_t n)
 	return c;
 }
 
-/* A real Xcode 16 template (copied from ../shared/xctrace-data into the fuzz corpus): accepted, and the nodes counted are the nodes libplist builds. */
+/* A real Xcode 16 template (tests/fixtures/xctrace-data): accepted, and the nodes counted are the nodes libplist builds. */
 START_TEST(test_bplist_real_template)
 {
-	const char *path = LAUKA_SRCDIR "/tests/fuzz/corpus-template/l2-miss-xcode16.tracetemplate";
+	const char *path = LAUKA_SRCDIR "/tests/fixtures/xctrace-data/l2-miss-xcode16.tracetemplate";
 	FILE *f = fopen(path, "rb");
 	ck_assert_ptr_nonnull(f);
 	static unsigned char b[1 << 20];

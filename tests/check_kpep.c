@@ -15,7 +15,7 @@
 #include "base/util.h"
 
 #define FIX LAUKA_SRCDIR "/tests/fixtures/kpep/"
-#define SHARED LAUKA_SRCDIR "/../shared/kpep-data/"
+#define SHARED LAUKA_SRCDIR "/tests/fixtures/kpep-data/"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -169,7 +169,7 @@ static int load_shared(const char *name, struct lk_pmu *p)
 	char path[512], err[512] = "";
 	snprintf(path, sizeof(path), SHARED "%s", name);
 	if (access(path, R_OK) != 0) {
-		fprintf(stderr, "skip: %s absent (needs ../shared/kpep-data beside the repo)\n", path);
+		fprintf(stderr, "skip: %s absent (tests/fixtures/kpep-data/SOURCES.txt says what it is)\n", path);
 		return -1;
 	}
 	ck_assert_msg(kpep_parse_file(path, p, err, sizeof(err)) == 0, "%s", err);

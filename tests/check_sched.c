@@ -398,10 +398,10 @@ START_TEST(test_incompat)
 }
 END_TEST
 
-/* The real M1 catalogue, when ../shared is beside the repo. */
+/* The real M1 catalogue (tests/fixtures/kpep-data). */
 START_TEST(test_a14_flags)
 {
-	const char *path = LAUKA_SRCDIR "/../shared/kpep-data/a14.plist";
+	const char *path = LAUKA_SRCDIR "/tests/fixtures/kpep-data/a14.plist";
 	if (access(path, R_OK) != 0) {
 		fprintf(stderr, "skip: %s absent\n", path);
 		return;

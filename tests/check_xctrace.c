@@ -1,6 +1,6 @@
 /*
  * check_xctrace.c: the xctrace backend's pure parts.  References:
- *  - the real exports and TOCs in ../shared/xctrace-data (Instruments 14.3.1
+ *  - the real exports and TOCs in tests/fixtures/xctrace-data (Instruments 14.3.1
  *    on an Intel Mac; Instruments 16.0 on macOS 26.4), golden values from
  *    reference/xctrace.md 5, computed from the files, not by this code;
  *  - synthetic raw tables from tests/xctrace-synth.py (labelled synthetic),
@@ -26,7 +26,7 @@
 #include "backend/xctrace/parse.h"
 #include "backend/xctrace/template.h"
 
-#define DATA LAUKA_SRCDIR "/../shared/xctrace-data/"
+#define DATA LAUKA_SRCDIR "/tests/fixtures/xctrace-data/"
 #define FIX LAUKA_SRCDIR "/tests/fixtures/xctrace/"
 
 static char *slurp_or_skip(const char *path, size_t *len)

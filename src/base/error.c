@@ -1,10 +1,15 @@
-/* base/error.c: error codes to text, and the one-line error/fix/tip printers. */
+/* base/error.c: error codes to text, and the error/warning/fix/tip/note printers (wrapped on a terminal). */
 #include "base/error.h"
+#include "base/progress.h"
+#include "base/text.h"
+#include "base/util.h"
 
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 static const char *const messages[LK_ELAST] = {
@@ -32,9 +37,26 @@ const char *lk_strerror(int err)
 	return messages[err];
 }
 
+/*
+ * On a terminal the message is wrapped to its width, continuation lines indented under the text
+ * after the prefix; to a pipe or a file it goes out whole, one line (scripts grep for it).
+ */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	fflush(stdout);
+	if (term_columns(STDERR_FILENO)) {
+		char line[4096];
+		va_list aq;
+		va_copy(aq, ap);
+		int n = vsnprintf(line, sizeof(line), fmt, aq);
+		va_end(aq);
+		if (n >= 0 && (size_t)n < sizeof(line)) {
+			char *msg = xasprintf("%s%s", prefix, line);
+			text_print(stderr, msg, strlen(prefix));
+			free(msg);
+			return;
+		}
+	}
 	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -70,6 +92,14 @@ void tip(const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	vreport("tip: ", fmt, ap);
+	va_end(ap);
+}
+
+void notice(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("note: ", fmt, ap);
 	va_end(ap);
 }
 

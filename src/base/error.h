@@ -6,6 +6,7 @@
  *   error: <what went wrong, subject in '...'>
  *   fix: <the command or change that repairs it>     (optional)
  *   tip: <a hint when there is no single fix>        (optional)
+ * On a terminal each wraps to its width; to a pipe or a file it is one line.
  */
 #ifndef LAUKA_ERROR_H
 #define LAUKA_ERROR_H
@@ -45,6 +46,8 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "note: ..." on stderr: something the user should know that is not wrong. */
+void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* lauka's address-space limit (ulimit -v) in KB, which its commands inherit; 0 when there is none. */
 unsigned long long lk_as_limit_kb(void);

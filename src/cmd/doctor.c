@@ -30,6 +30,7 @@
 #include "spawn/runner.h"
 #include "base/capture.h"
 #include "base/probe-path.h"
+#include "base/text.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -719,12 +720,24 @@ static const char *verdict_name(enum verdict v)
 	return v == V_OK ? "ok" : v == V_FAIL ? "FAIL" : "info";
 }
 
+/* One line of the text report: on a terminal wrapped to its width, continuation lines indented. */
+static void __attribute__((format(printf, 2, 3))) tline(size_t indent, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	text_print(stdout, strbuf_str(&sb), indent);
+	strbuf_release(&sb);
+}
+
 static void print_unverified(const struct doctor *d)
 {
 	if (!d->json) {
 		printf("not verified without a Mac (details: lauka doctor --json):\n");
 		for (size_t i = 0; i < ARRAY_SIZE(unverified_mac); i++)
-			printf("  - %s\n", unverified_mac[i].what);
+			tline(4, "  - %s", unverified_mac[i].what);
 		return;
 	}
 	printf(",\n\"unverified\": [");
@@ -768,8 +781,8 @@ static void print(const struct doctor *d, const char *platform, bool ok, bool ma
 		w = strlen(d->facts[i].name) > w ? strlen(d->facts[i].name) : w;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct fact *f = &d->facts[i];
-		printf("%-4s  %-*s  %s\n", verdict_name(f->v), (int)w, f->name, f->observed);
-		printf("      %-*s  expected: %s\n", (int)w, "", f->expect);
+		tline(w + 8, "%-4s  %-*s  %s", verdict_name(f->v), (int)w, f->name, f->observed);
+		tline(w + 18, "      %-*s  expected: %s", (int)w, "", f->expect);
 	}
 	if (mac)
 		print_unverified(d);

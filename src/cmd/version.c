@@ -2,6 +2,9 @@
  * cmd/version.c: `lauka version`: version, build features, and each
  * compiled-in backend as available or disabled with its reason.
  *
+ * On a terminal each description wraps under itself to the terminal's width;
+ * a pipe or a file gets one line per backend.
+ *
  *   $ lauka version
  *   lauka 0.1.0 (abc1234)
  *   backends:
@@ -11,10 +14,13 @@
 #include "backend/backend.h"
 #include "cmd/builtin.h"
 #include "base/error.h"
+#include "base/text.h"
+#include "base/util.h"
 #include "catalog/pfm.h"
 #include "cmd/options.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cmd_version(int argc, char **argv)
@@ -30,10 +36,11 @@ int cmd_version(int argc, char **argv)
 		const struct lk_backend *b = lk_backends[i];
 		char why[256] = "";
 		int r = b->detect ? b->detect(why, sizeof(why)) : 0;
-		if (r == 0)
-			printf("  %-10s available   %s\n", b->name, b->desc);
-		else
-			printf("  %-10s disabled    %s\n", b->name, why[0] ? why : lk_strerror(r));
+		/* on a terminal the description wraps under itself; a pipe gets one line per backend */
+		char *line = xasprintf("  %-10s %-11s %s", b->name, r == 0 ? "available" : "disabled",
+				       r == 0 ? b->desc : why[0] ? why : lk_strerror(r));
+		text_print(stdout, line, 25);
+		free(line);
 	}
 	const struct lk_backend *def = backend_default();
 	printf("default backend: %s\n", def ? def->name : "rusage (no counter backend works here)");
@@ -41,7 +48,7 @@ int cmd_version(int argc, char **argv)
 	if (pfmcat_available())
 		printf("vendor events: libpfm4 %s\n", pfmcat_version());
 	else
-		printf("vendor events: none (built without libpfm4: install libpfm4-dev and rebuild)\n");
+		text_print(stdout, "vendor events: none (built without libpfm4: install libpfm4-dev and rebuild)", 15);
 #endif
 	return 0;
 }

@@ -39,9 +39,9 @@ void xctrace_record_note(const struct lk_backend *be, unsigned long n)
 {
 	if (!be || strcmp(be->name, "xctrace"))
 		return;
-	fprintf(stderr, "note: xctrace adds about %d s to every run (attach, stop and save, export): about %lu s for "
-		"%lu run%s, plus the commands themselves; only the launched process is recorded\n",
-		XCT_SECONDS_PER_RUN, n * XCT_SECONDS_PER_RUN, n, n == 1 ? "" : "s");
+	notice("xctrace adds about %d s to every run (attach, stop and save, export): about %lu s for "
+	       "%lu run%s, plus the commands themselves; only the launched process is recorded",
+	       XCT_SECONDS_PER_RUN, n * XCT_SECONDS_PER_RUN, n, n == 1 ? "" : "s");
 }
 
 int xctrace_record_guided(const char *backend_opt)

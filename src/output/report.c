@@ -1,5 +1,6 @@
 /* output/report.c: units, deltas and the record table, with optional ANSI colour. */
 #include "output/report.h"
+#include "base/text.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -106,71 +107,12 @@ void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len)
 
 char *report_wrap(const char *line, size_t width, size_t indent)
 {
-	if (!width || report_width(line) <= width)
-		return xstrdup(line);
-	struct strbuf sb = STRBUF_INIT;
-	size_t col = 0;
-	bool start = true;	/* nothing but the indent on this line yet */
-	const char *p = line;
-	while (*p == ' ') {	/* the line's own indent is kept */
-		strbuf_add(&sb, p++, 1);
-		col++;
-	}
-	while (*p) {
-		size_t gap = strspn(p, " ");
-		const char *w = p + gap;
-		if (!*w)
-			break;
-		size_t wl = strcspn(w, " ");
-		char *word = xmalloc(wl + 1);
-		memcpy(word, w, wl);
-		word[wl] = '\0';
-		size_t ww = report_width(word);
-		if (!start && col + gap + ww > width) {
-			strbuf_addf(&sb, "\n%*s", (int)indent, "");
-			col = indent;
-			gap = 0;
-		}
-		strbuf_addf(&sb, "%*s%s", (int)gap, "", word);
-		col += gap + ww;
-		start = false;
-		free(word);
-		p = w + wl;
-	}
-	char *out = xstrdup(strbuf_str(&sb));
-	strbuf_release(&sb);
-	return out;
+	return text_wrap(line, width, indent);
 }
 
 size_t report_width(const char *s)
 {
-	size_t w = 0;
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		if (*p == 0x1b) {	/* skip an ANSI CSI sequence */
-			p++;
-			if (*p == '[')
-				p++;
-			while (*p && !(*p >= 0x40 && *p <= 0x7e))
-				p++;
-			if (*p)
-				p++;
-			continue;
-		}
-		unsigned cp;
-		int n;
-		if (*p < 0x80) { cp = *p; n = 1; }
-		else if ((*p & 0xe0) == 0xc0) { cp = *p & 0x1f; n = 2; }
-		else if ((*p & 0xf0) == 0xe0) { cp = *p & 0x0f; n = 3; }
-		else { cp = *p & 0x07; n = 4; }
-		for (int i = 1; i < n && p[i]; i++)
-			cp = (cp << 6) | (p[i] & 0x3f);
-		for (int i = 0; i < n && *p; i++)
-			p++;
-		/* Emoji and the few wide symbols lauka prints take two columns. */
-		w += (cp >= 0x1f300 && cp <= 0x1faff) || cp == 0x26a1 ? 2 : 1;
-	}
-	return w;
+	return text_width(s);
 }
 
 struct cells {

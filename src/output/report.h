@@ -37,7 +37,7 @@ void report_fmt_value(double v, const char *unit, char *buf, size_t len);
  * gets the decimals it needs to print beyond +-1% (see doc/statistics.md).
  */
 void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len);
-/* Columns a string takes on a terminal (UTF-8 aware, ANSI escapes skipped, emoji count 2). */
+/* Columns a string takes on a terminal (UTF-8 aware, ANSI escapes skipped, emoji count 2): text_width. */
 size_t report_width(const char *s);
 
 /*
@@ -45,7 +45,7 @@ size_t report_width(const char *s);
  * file): broken at spaces, each continuation line starting with indent spaces; a word wider than
  * the room stays whole.  Returns an allocated string without the final newline.
  */
-char *report_wrap(const char *line, size_t width, size_t indent);
+char *report_wrap(const char *line, size_t width, size_t indent);	/* = text_wrap (base/text.h) */
 
 struct report_row {
 	const char *name;

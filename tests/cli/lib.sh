@@ -17,6 +17,12 @@ expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc; stderr: $er
 expect_out() { printf '%s\n' "$out" | grep -q -- "$1" || fail "stdout lacks '$1': $out"; }
 expect_err() { printf '%s\n' "$err" | grep -q -- "$1" || fail "stderr lacks '$1': $err"; }
 expect_no_out() { [ -z "$out" ] || fail "expected no stdout, got: $out"; }
+# unwrap < FILE: what lauka wrote on a terminal with each wrapped message joined back into one line
+# (on a terminal error/warning/fix/tip wrap at spaces, continuation lines indented), CRs and the
+# progress line's drawings (up to the last ESC[K of a line) dropped.
+unwrap() { tr -d '\r' | sed 's/.*\x1b\[K//' | awk '/^(error|warning|fix|tip): / { if (held) print m; m = $0; held = 1; next }
+	held && /^ +[^ ]/ { sub(/^ +/, " "); m = m $0; next }
+	{ if (held) print m; held = 0; print } END { if (held) print m }'; }
 # The value column of one measurement row in the Nth benchmark block, as printed (e.g. 231 or 1.2K).
 row_of() { printf '%s\n' "$out" | awk -v b="$1" -v m="$2" '/^Benchmark /{n++} n==b && $1==m {print; exit}'; }
 

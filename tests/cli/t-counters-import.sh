@@ -1,7 +1,7 @@
 # lauka counters --import: kpep plists (XML and binary), re-import, changes, directories, flags, --check
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 fixtures="$LAUKA_SRCDIR/tests/fixtures/kpep"
-shared="$LAUKA_SRCDIR/../shared/kpep-data"
+shared="$LAUKA_SRCDIR/tests/fixtures/kpep-data"
 command -v plistutil >/dev/null || skip "plistutil not installed (Debian: libplist-utils)"
 to_binary() {
 	if plistutil -h 2>&1 | grep -q -- '--format'; then plistutil -i "$1" -o "$2" -f bin
@@ -42,7 +42,7 @@ expect_rc 0
 expect_out "^updated tiny (Tiny Test Chip, 9 events) from .*tiny.bplist"
 
 # Apple's real catalogues.
-[ -f "$shared/a14.plist" ] && [ -f "$shared/as3.plist" ] || skip "../shared/kpep-data not beside the repo"
+[ -f "$shared/a14.plist" ] && [ -f "$shared/as3.plist" ] || skip "tests/fixtures/kpep-data absent (SOURCES.txt there says what it is)"
 mkdir kpep
 cp "$shared/a14.plist" "$shared/as3.plist" kpep/
 ln -s a14.plist kpep/cpu_100000c_2_1b588bb3.plist

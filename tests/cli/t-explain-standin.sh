@@ -42,8 +42,8 @@ PY
 # own counts follow time, not the command's behaviour, so only the reading is checked: what the costs
 # are and that each command gets a verdict and a cause.
 [ -f "$LAUKA_BUILD/libkperf-standin.so" ] || skip "stand-in library not built"
-a14="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
-[ -f "$a14" ] || skip "../shared/kpep-data/a14.plist not found"
+a14="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+[ -f "$a14" ] || skip "tests/fixtures/kpep-data/a14.plist absent"
 kperf_standin "$a14"
 export LAUKA_DB="$PWD/kp.db"
 run "$LAUKA" record --backend kperf --explain -- true

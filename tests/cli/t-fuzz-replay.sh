@@ -11,13 +11,13 @@ replay_all() {	# replay_all BINARY CORPUS-DIR [MORE...]: every file, and a count
 	n=$(printf '%s\n' "$out" | sed -n 's/^replayed \([0-9]*\) inputs$/\1/p')
 	[ -n "$n" ] && [ "$n" -ge "$files" ] || fail "$replay: replayed ${n:-no} of $files inputs: $out $err"
 }
-set -- "$fuzz/corpus" "$fuzz/crashes"
-shared="$LAUKA_SRCDIR/../shared/kpep-data"
-[ -d "$shared" ] && set -- "$@" "$shared"
-replay_all "$LAUKA_BUILD/fuzz-replay" "$@"
+# the real files of tests/fixtures (kpep plists, xctrace exports and templates) seed the corpora too
+fix="$LAUKA_SRCDIR/tests/fixtures"
+replay_all "$LAUKA_BUILD/fuzz-replay" "$fuzz/corpus" "$fuzz/crashes" "$fix/kpep-data" "$fix/kpep"
 # the xctrace parser and the template reader: their corpora, and each other's and kpep's inputs
-replay_all "$LAUKA_BUILD/fuzz-replay-xctrace" "$fuzz/corpus-xctrace" "$fuzz/corpus-template" "$fuzz/crashes"
-replay_all "$LAUKA_BUILD/fuzz-replay-template" "$fuzz/corpus-template" "$fuzz/corpus-xctrace" "$fuzz/crashes" "$fuzz/corpus"
+replay_all "$LAUKA_BUILD/fuzz-replay-xctrace" "$fuzz/corpus-xctrace" "$fuzz/corpus-template" "$fuzz/crashes" "$fix/xctrace-data"
+replay_all "$LAUKA_BUILD/fuzz-replay-template" "$fuzz/corpus-template" "$fuzz/corpus-xctrace" "$fuzz/crashes" "$fuzz/corpus" \
+	"$fix/xctrace-data"
 # the git-notes decoder: its corpus, and every other corpus as notes
 replay_all "$LAUKA_BUILD/fuzz-replay-notes" "$fuzz/corpus-notes" "$fuzz/crashes" "$fuzz/corpus-xctrace"
 exit 0

@@ -2,9 +2,9 @@
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (it writes the bombs)"
 bomb="$LAUKA_SRCDIR/tests/bplist-bomb.py"
-data="$LAUKA_SRCDIR/../shared/xctrace-data"
-kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
-[ -f "$data/cpu-counters-template-legacy.xml" ] && [ -f "$kpep" ] || skip "../shared/xctrace-data or kpep-data not beside the repo"
+data="$LAUKA_SRCDIR/tests/fixtures/xctrace-data"
+kpep="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+[ -f "$data/cpu-counters-template-legacy.xml" ] && [ -f "$kpep" ] || skip "tests/fixtures/xctrace-data or kpep-data absent (SOURCES.txt there says what they are)"
 
 # libplist 2.2 recursed 100,000 deep (SIGSEGV), built 2^40 nodes from 730 bytes (never ended; 2^24 took
 # 3.7 GB), followed a self-reference, and asserted on U+0000.  Each must be refused within the bounds of

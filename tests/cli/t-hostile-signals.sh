@@ -63,8 +63,8 @@ done
 
 # xctrace: SIGINT/SIGTERM while `xctrace export` runs are honoured at once (they were ignored for up to
 # its 300 s timeout), and a SIGKILLed lauka leaves no export running (it was orphaned).
-kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
-data="$LAUKA_SRCDIR/../shared/xctrace-data"
+kpep="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+data="$LAUKA_SRCDIR/tests/fixtures/xctrace-data"
 if command -v python3 >/dev/null 2>&1 && [ -f "$kpep" ] && [ -f "$data/cpu-counters-template-legacy.xml" ]; then
 	mkdir darwin-tmp
 	for sig in INT:130 TERM:143 KILL:137; do

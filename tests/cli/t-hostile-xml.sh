@@ -1,9 +1,9 @@
 # Hostile xctrace output (issue 21): billion laughs, huge ids, 65 events, exit statuses out of range
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the stand-in is a Python script)"
-kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
-data="$LAUKA_SRCDIR/../shared/xctrace-data"
-[ -f "$kpep" ] && [ -f "$data/cpu-counters-template-legacy.xml" ] || skip "../shared/kpep-data or xctrace-data not beside the repo"
+kpep="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+data="$LAUKA_SRCDIR/tests/fixtures/xctrace-data"
+[ -f "$kpep" ] && [ -f "$data/cpu-counters-template-legacy.xml" ] || skip "tests/fixtures/kpep-data or xctrace-data absent (SOURCES.txt there says what they are)"
 export LAUKA_XCTRACE="$LAUKA_SRCDIR/tests/support/xctrace-standin" LAUKA_KPEP_FILE="$kpep"
 export LAUKA_XCTRACE_TEMPLATE="$data/cpu-counters-template-legacy.xml" LAUKA_XCTRACE_TMPDIR="$PWD/darwin-tmp"
 mkdir darwin-tmp work

@@ -21,6 +21,23 @@ done <<'T'
 usr/bin /usr/libexec error
 T
 
+# -Werror only in developer and CI builds (issue 30): a plain make, make install and the sanitizer
+# build compile without it (a newer compiler's new warning must not stop a distribution's build);
+# DEV=1 and the test targets compile with it.  make -n -B prints every compile line it would run.
+werror() { # goal... -> how many of the compile lines it would run carry -Werror, of how many
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEV make -n -B V=1 --no-print-directory -C "$src" \
+		BUILD="$PWD/flags" "$@" 2>/dev/null | awk '/ -Wall /{n++; if (/ -Werror /) w++} END{print w+0 "/" n+0}'
+}
+for goal in build-all install 'install SANITIZE=1' 'build-all DEV=0'; do
+	got=$(werror $goal)
+	case $got in 0/0) fail "make -n $goal: no compile line" ;; 0/*) ;; *) fail "make $goal compiles with -Werror ($got lines)" ;; esac
+done
+for goal in 'build-all DEV=1' test-unit 'test-unit SANITIZE=1'; do
+	got=$(werror $goal)
+	[ "${got%/*}" = "${got#*/}" ] && [ "$got" != 0/0 ] || fail "make $goal: -Werror on $got compile lines, want all"
+done
+[ ! -e flags ] || fail "make -n wrote $PWD/flags"
+
 # A prefix that does not exist: nothing may appear there.
 prefix=/nonexistent-lauka-prefix-$$
 stage=$PWD/stage
@@ -129,9 +146,17 @@ run mk dist DISTDIR="$PWD/dist"
 sum2=$(sha256sum "dist/lauka-$v.tar.gz" | cut -d' ' -f1)
 [ "$sum1" = "$sum2" ] || fail "make dist is not reproducible: $sum1 then $sum2"
 tar -tzf "dist/lauka-$v.tar.gz" > list.txt
-for f in Makefile mk/install.mk doc/lauka.1 completions/_lauka src/lauka.c probes/lauka-probe.c VERSION; do
+for f in Makefile mk/install.mk doc/lauka.1 completions/_lauka src/lauka.c probes/lauka-probe.c VERSION \
+	tests/fixtures/kpep-data/a14.plist tests/fixtures/kpep-data/as3.plist tests/fixtures/kpep-data/SOURCES.txt \
+	tests/fixtures/xctrace-data/counters-profile.xml tests/fixtures/xctrace-data/SOURCES.txt; do
 	grep -qx "lauka-$v/$f" list.txt || fail "tarball lacks $f"
 done
+# No test, fragment or script reads a folder beside the tree: the tarball's make check runs the tests
+# a checkout's does (issue 30: the fixtures once lived in ../shared, and 8 tests skipped from the tarball).
+mkdir unpacked && tar -xzf "dist/lauka-$v.tar.gz" -C unpacked || fail "cannot unpack the tarball"
+beside=shared
+hits=$(cd "unpacked/lauka-$v" && grep -rlIE "\.\./(\.\./)*$beside/|$beside/(kpep|xctrace)-data" tests mk scripts Makefile --exclude-dir=corpus)
+[ -z "$hits" ] || fail "these read ../$beside, absent beside a tarball: $hits"
 
 # The formula's checksum is the release tarball's: once v$VERSION is tagged, make dist archives the tag.
 if git -C "$src" rev-parse -q --verify "refs/tags/v$fv^{commit}" >/dev/null 2>&1; then

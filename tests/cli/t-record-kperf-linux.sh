@@ -1,6 +1,6 @@
 # kperf on Linux: never listed or chosen by default; with the stand-in frameworks the whole record path runs
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
-a14="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
+a14="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
 [ -f "$a14" ] || a14="$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist"
 # The stand-in reports the M1 cpu string; the a14 catalogue is served under that name.
 kperf_standin "$a14"
@@ -11,7 +11,7 @@ expect_rc 1; expect_err "unknown backend 'kperf'"
 run "$LAUKA" version
 expect_rc 0
 printf '%s\n' "$out" | grep -q kperf && fail "version lists kperf on Linux: $out"
-[ "$a14" = "${a14%tiny.plist}" ] || skip "../shared/kpep-data/a14.plist not found"
+[ "$a14" = "${a14%tiny.plist}" ] || skip "tests/fixtures/kpep-data/a14.plist absent"
 
 run "$LAUKA" --color never --backend kperf -m l1d_cache_miss_ld_nonspec,core_active_cycle -- "$LAUKA_BUILD/kperf-spin 20"
 expect_rc 0

@@ -3,8 +3,8 @@
 # through the kperf stand-in, which enforces XNU's counter rules (a configuration that does not fit is
 # refused there, as kpc would).  Checked against python's reading of the JSON export.
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
-a14="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
-[ -f "$a14" ] || skip "../shared/kpep-data/a14.plist not found"
+a14="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+[ -f "$a14" ] || skip "tests/fixtures/kpep-data/a14.plist absent"
 command -v python3 >/dev/null || skip "no python3"
 kperf_standin "$a14"
 set4=inst_branch,l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,inst_all

@@ -21,6 +21,7 @@ for c in "head -c1 /dev/tty:SIGTTIN:read from the terminal" "stty -F /dev/tty -e
 	sig=${rest%%:*} why=${rest#*:}
 	timeout 60 script -qec "$LAUKA -n 3 -- '$cmd'; echo rc=\$?" /dev/null > stop.txt 2>&1 ||
 		fail "'$cmd' on a terminal: lauka did not return within 60 s: $(cat -v stop.txt)"
+	unwrap < stop.txt > stop1.txt && mv stop1.txt stop.txt
 	grep -q "error: command 1 '$cmd' was stopped by $sig and killed: it $why" stop.txt ||
 		fail "'$cmd': no error naming $sig: $(cat -v stop.txt)"
 	grep -q "^tip: .*--show-output.*pagers off" stop.txt || fail "'$cmd': no tip: $(cat -v stop.txt)"

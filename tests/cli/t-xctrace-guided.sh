@@ -4,7 +4,7 @@ command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the stand-in 
 [ -x "$LAUKA_BUILD/lauka-probe" ] || skip "lauka-probe not built"
 export LAUKA_XCTRACE="$LAUKA_SRCDIR/tests/support/xctrace-standin" LAUKA_XCTRACE_CPUFAMILY=0x8765edea
 export LAUKA_PROBE="$LAUKA_BUILD/lauka-probe"
-kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
+kpep="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
 [ -f "$kpep" ] || kpep="$LAUKA_SRCDIR/tests/fixtures/kpep/tiny.plist"
 export LAUKA_KPEP_FILE="$kpep"
 mkdir work

@@ -1,9 +1,9 @@
 # xctrace backend end to end through tests/support/xctrace-standin: templates, TOC labels, pid filter, exit status, JSON
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the stand-in is a Python script)"
-data="$LAUKA_SRCDIR/../shared/xctrace-data"
-kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
-[ -f "$data/counters-profile.xml" ] && [ -f "$kpep" ] || skip "../shared/xctrace-data or kpep-data not beside the repo"
+data="$LAUKA_SRCDIR/tests/fixtures/xctrace-data"
+kpep="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+[ -f "$data/counters-profile.xml" ] && [ -f "$kpep" ] || skip "tests/fixtures/xctrace-data or kpep-data absent (SOURCES.txt there says what they are)"
 
 if [ "$(uname -s)" != Darwin ]; then
 	run "$LAUKA" --backend xctrace -- true

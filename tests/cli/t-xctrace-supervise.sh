@@ -1,9 +1,9 @@
 # xctrace supervision through the stand-in: benign exit 2, real errors, 57, hangs (watchdog), missing and broken bundles, cleanup
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the stand-in is a Python script)"
-data="$LAUKA_SRCDIR/../shared/xctrace-data"
-kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
-[ -f "$data/cpu-counters-template-legacy.xml" ] && [ -f "$kpep" ] || skip "../shared/xctrace-data or kpep-data not beside the repo"
+data="$LAUKA_SRCDIR/tests/fixtures/xctrace-data"
+kpep="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+[ -f "$data/cpu-counters-template-legacy.xml" ] && [ -f "$kpep" ] || skip "tests/fixtures/xctrace-data or kpep-data absent (SOURCES.txt there says what they are)"
 export LAUKA_XCTRACE="$LAUKA_SRCDIR/tests/support/xctrace-standin" LAUKA_KPEP_FILE="$kpep"
 export LAUKA_XCTRACE_TEMPLATE="$data/cpu-counters-template-legacy.xml" LAUKA_XCTRACE_TMPDIR="$PWD/darwin-tmp"
 mkdir darwin-tmp work

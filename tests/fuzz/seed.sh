@@ -1,10 +1,10 @@
 #!/bin/sh
-# tests/fuzz/seed.sh DIR: add Apple's real kpep plists (../shared/kpep-data,
-# beside the repository, when present) and their binary conversions
+# tests/fuzz/seed.sh DIR: add Apple's real kpep plists (tests/fixtures/kpep-data,
+# when present) and their binary conversions
 # (plistutil, when installed) to the fuzzing corpus DIR.
 set -eu
 dir=$1
-shared="$(dirname "$0")/../../../shared/kpep-data"
+shared="$(dirname "$0")/../fixtures/kpep-data"
 [ -d "$shared" ] || { echo "seed: $shared absent; fuzzing from tests/fuzz/corpus only"; exit 0; }
 for f in "$shared"/*.plist; do
 	b=$(basename "$f" .plist)

@@ -3,7 +3,7 @@
  * totals out; no I/O): summing manual-mode counters-profile rows, turning
  * the guided mode's raw per-core snapshots into per-thread totals, and
  * naming guided slots from the probes' responses.  Tested on Linux with the
- * real exports in ../shared/xctrace-data and with synthetic tables.
+ * real exports in tests/fixtures/xctrace-data and with synthetic tables.
  *
  * Manual mode (table counters-profile): each row's pmc-events are the
  * deltas of one thread since that thread's previous sample, so a total is a
