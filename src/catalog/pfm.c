@@ -100,6 +100,15 @@ bool pfmcat_available(void)
 	return true;
 }
 
+/*
+ * LIBPFM_FORCE_PMU as it was when lauka started, or NULL.  libpfm4 itself,
+ * when forced, initialises that one model only, so `--pmu icl` would find
+ * no Ice Lake on a machine pretending to be a Skylake; lauka therefore hides
+ * the variable from pfm_initialize() and applies it itself: the forced model
+ * is the one present one (pfmcat_present), every table stays readable.
+ */
+static char *forced_model;
+
 /* Initialise once, with inactive models encodable, leaving the environment as it was. */
 static int init(char *err, size_t len)
 {
@@ -108,8 +117,14 @@ static int init(char *err, size_t len)
 		goto done;
 	const char *old = getenv("LIBPFM_ENCODE_INACTIVE");
 	char *saved = old ? xstrdup(old) : NULL;
+	const char *force = getenv("LIBPFM_FORCE_PMU");
+	forced_model = force && *force ? xstrdup(force) : NULL;
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	if (forced_model)
+		unsetenv("LIBPFM_FORCE_PMU");
 	state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+	if (forced_model)
+		setenv("LIBPFM_FORCE_PMU", forced_model, 1);
 	if (saved)
 		setenv("LIBPFM_ENCODE_INACTIVE", saved, 1);
 	else
@@ -171,7 +186,7 @@ int pfmcat_present(char ***names, size_t *n, char *err, size_t len)
 	pfm_pmu_t p;
 	pfm_for_all_pmus(p) {
 		pfm_pmu_info_t pi;
-		if (!core_info(p, &pi) || !pi.is_present)
+		if (!core_info(p, &pi) || (forced_model ? strcmp(pi.name, forced_model) : !pi.is_present))
 			continue;
 		*names = xrealloc(*names, (*n + 1) * sizeof(**names));
 		(*names)[(*n)++] = xstrdup(pi.name);

@@ -648,8 +648,8 @@ static int run_passes(struct cal_run *cr, struct cal_plan *pl)
 	return r;
 }
 
-/* Verdicts for every event, the table, the reasons and the summary line. */
-static void judge(const struct cal_run *cr, const struct calib_expectations *exp, struct cal_plan *pl)
+/* Verdicts for every event, the table, the reasons and the summary line; true when nothing was counted. */
+static bool judge(const struct cal_run *cr, const struct calib_expectations *exp, struct cal_plan *pl)
 {
 	size_t nval = 0, nfail = 0, nsilent = 0, nlin = 0, nunsup = 0, nunsched = 0;
 	const char *names[CALIB_MAX_PROBES];
@@ -674,6 +674,16 @@ static void judge(const struct cal_run *cr, const struct calib_expectations *exp
 	printf("%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), %zu unsupported, "
 	       "%zu unschedulable\n", pl->n, nval, nfail, nsilent, nlin, nunsup, nunsched);
 	fflush(stdout);
+	return pl->n && nunsup + nunsched == pl->n;
+}
+
+/* The reason the first uncounted event gave (every event had one: nothing was counted). */
+static const char *nothing_counted_why(const struct cal_plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->evs[i].state != CALIB_MEASURED && pl->evs[i].why[0])
+			return pl->evs[i].why;
+	return "every event was refused";
 }
 
 /* Store the verdicts and draw the plot; the exit code. */
@@ -751,8 +761,15 @@ static int calibrate(struct cal_run *cr, const struct cal_opts *o, struct catalo
 	announce(cr, pl, o);
 	int rc = EXIT_COUNTERS;
 	if (warm_up(cr, pl->npasses, o->quick) == 0 && run_passes(cr, pl) == 0) {
-		judge(cr, &exp, pl);
+		bool none = judge(cr, &exp, pl);
 		rc = finish(cat, cr, o, pl);
+		if (rc == 0 && none) {
+			/* Verdicts of "unsupported" are facts worth keeping, but a calibration that counted
+			 * nothing did not succeed. */
+			error("nothing could be counted on this machine with the %s backend: %s", cr->be->name,
+			      nothing_counted_why(pl));
+			rc = EXIT_COUNTERS;
+		}
 	} else {
 		progress_clear(&cr->prog);
 		if (runner_interrupted) {

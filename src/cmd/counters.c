@@ -513,6 +513,10 @@ int cmd_counters(int argc, char **argv)
 		fprintf(stderr, "note: this lauka was built without libpfm4, so no vendor events are listed; "
 			"install libpfm4-dev and rebuild\n");
 	}
+	if (!o.pmu && !o.check && catalog_uncounted_note(cat)) {
+		fflush(stdout);
+		fprintf(stderr, "note: %s\n", catalog_uncounted_note(cat));
+	}
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);
 		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);

@@ -59,6 +59,12 @@ bool catalog_has_verdicts(const struct catalog *cat);
 struct db *catalog_db(struct catalog *cat);
 /* The machine id verdicts are kept under (see above). */
 const char *catalog_machine(const struct catalog *cat);
+/*
+ * When libpfm4 recognises this CPU but the kernel has no core PMU to count
+ * its events (a virtual machine), one sentence saying so, why, and how to
+ * list them anyway; NULL otherwise.  Those events are then not in the catalogue.
+ */
+const char *catalog_uncounted_note(const struct catalog *cat);
 void catalog_close(struct catalog *cat);
 
 /*

@@ -1,6 +1,7 @@
 # calibrate --backend perf --pmu MODEL: the plan (--dry-run: one line per pass, every event exactly once,
 # no pass larger than the counters, fixed-only events on their fixed counter), the expected time, and on
-# this PMU-less machine every vendor event stored as unsupported with the missing PMU named.
+# this PMU-less machine every vendor event stored as unsupported with the missing PMU named, and the
+# calibration that counted nothing exiting 2 with that reason.
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 [ "$(uname -s)" = Linux ] || skip "Linux only"
 "$LAUKA" version | grep -q '^vendor events: libpfm4' || skip "lauka built without libpfm4 (scripts/deps.sh installs libpfm4-dev)"
@@ -39,7 +40,8 @@ if [ -e /sys/bus/event_source/devices/cpu ]; then
 	exit 0
 fi
 run "$LAUKA" calibrate --backend perf --pmu skl --quick
-expect_rc 0
+expect_rc 2
+expect_err "^error: nothing could be counted on this machine with the perf backend: this machine exposes no 'cpu' PMU"
 expect_out '^plan: [0-9]* passes x 4 probes x 3 scales x 1 round = [0-9]* probe runs$'
 expect_out '^expected time: about [0-9]* \(s\|min\)$'
 expect_out "^unsupported (437 events, e.g. '[A-Z_.]*'): this machine exposes no 'cpu' PMU"

@@ -47,15 +47,34 @@ expect_rc 1
 expect_err "no catalogue named 'nosuch'"
 expect_err "tip: libpfm4 .*models (skl, icl"
 
-# No core PMU here: libpfm4 finds none, and the perf catalogue is the generic one.  Forced, Skylake's
-# events join it and are imported as kind pfm on first use.
+# No core PMU here: libpfm4 finds none, and the perf catalogue is the generic one.  Forced, libpfm4
+# recognises Skylake, but a kernel without a core PMU (this VM: no 'cpu' in
+# /sys/bus/event_source/devices) could count none of its events: they stay out of the default catalogue
+# and one line says why.  With a kernel core PMU (a sysfs tree that has one, tests/fixtures/sysfs),
+# Skylake's events join the catalogue and are imported as kind pfm on first use.
 run "$LAUKA" counters
 expect_rc 0
 printf '%s\n' "$out" | grep -q 'inst_retired' && fail "vendor events without a present PMU: $out"
-run env LIBPFM_FORCE_PMU=skl "$LAUKA" counters
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+	generic=$(printf '%s\n' "$out" | wc -l)
+	run env LIBPFM_FORCE_PMU=skl "$LAUKA" counters
+	expect_rc 0
+	printf '%s\n' "$out" | grep -q 'inst_retired' && fail "forced skl on a PMU-less kernel lists vendor events"
+	[ "$(printf '%s\n' "$out" | wc -l)" -eq "$generic" ] || fail "forced skl changed the default catalogue"
+	[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "not one line: $err"
+	expect_err "^note: libpfm4 recognises this CPU as 'skl', but the kernel exposes no core PMU .*cannot be counted here.*lauka counters --pmu skl lists them$"
+	run env LIBPFM_FORCE_PMU=skl "$LAUKA" counters --details
+	printf '%s\n' "$out" | grep -q '^inst_retired' && fail "forced skl --details lists vendor events"
+	expect_err "^note: libpfm4 recognises this CPU as 'skl'"
+	run env LIBPFM_FORCE_PMU=skl "$LAUKA" counters --pmu skl
+	expect_rc 0
+	[ "$(printf '%s\n' "$out" | wc -l)" -eq 437 ] || fail "--pmu skl no longer lists Skylake"
+fi
+run env LIBPFM_FORCE_PMU=skl LAUKA_SYSFS_PMUS="$LAUKA_SRCDIR/tests/fixtures/sysfs" "$LAUKA" counters
 expect_rc 0
-printf '%s\n' "$out" | grep -qx 'inst_retired.any_p' || fail "forced skl: no inst_retired.any_p"
+printf '%s\n' "$out" | grep -qx 'inst_retired.any_p' || fail "forced skl with a core PMU: no inst_retired.any_p"
 printf '%s\n' "$out" | grep -qx 'task-clock' || fail "forced skl: the generic events are gone"
+[ -z "$err" ] || fail "a note with a core PMU: $err"
 
 # The real kernel here has no core PMU: raw encodings fail (perf itself says <not supported>), and
 # lauka names the missing PMU with exit 2, never "unknown measurement".
