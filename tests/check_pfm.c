@@ -120,9 +120,10 @@ static const struct {
 	size_t stated;		/* the count the issue states, 0 = none stated */
 	unsigned gp, fixed;
 } models[] = {
-	{ "skl", 437, 8, 3 },
-	{ "icl", 0, 16, 4 },
-	{ "spr", 0, 16, 4 },
+	/* Intel's general counters per thread with Hyper-Threading on (catalog/intel-*.json), not libpfm4's 8/16/16 */
+	{ "skl", 437, 4, 3 },
+	{ "icl", 0, 8, 4 },
+	{ "spr", 0, 8, 4 },
 	{ "amd64_fam19h_zen4", 303, 6, 0 },
 	{ "amd64_fam17h_zen2", 0, 6, 0 },
 };
@@ -132,10 +133,13 @@ START_TEST(test_model_counts)
 	struct lk_pmu pmu;
 	char err[256] = "";
 	ck_assert_msg(pfmcat_catalog(models[_i].model, &pmu, err, sizeof(err)) == 0, "%s", err);
-	size_t want = count_model(models[_i].model);
-	ck_assert_uint_eq(pmu.nevents, want);
+	size_t want = count_model(models[_i].model), vendor_only = 0;
+	/* plus the rows of Intel's events libpfm4 has no encoding for (catalog/vendor.h) */
+	for (size_t i = 0; i < pmu.nevents; i++)
+		vendor_only += pmu.events[i].description && !strncmp(pmu.events[i].description, "(from Intel's table", 19);
+	ck_assert_uint_eq(pmu.nevents - vendor_only, want);
 	if (models[_i].stated)
-		ck_assert_uint_eq(pmu.nevents, models[_i].stated);
+		ck_assert_uint_eq(pmu.nevents - vendor_only, models[_i].stated);
 	ck_assert_str_eq(pmu.kind, "pfm");
 	ck_assert_str_eq(pmu.name, models[_i].model);
 	ck_assert_uint_eq(pmu.config_mask, (1ULL << models[_i].gp) - 1);

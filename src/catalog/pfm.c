@@ -9,6 +9,9 @@
  * present one, which is how the tests stand in for hardware.
  */
 #include "catalog/pfm.h"
+#include "catalog/perfmon.h"
+#include "catalog/sched.h"
+#include "catalog/vendor.h"
 #include "base/error.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -19,7 +22,7 @@
 #include <string.h>
 
 /* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
-#define PFMCAT_FORMAT 1
+#define PFMCAT_FORMAT 2
 
 char *pfmcat_event_name(const char *event, const char *umask)
 {
@@ -48,6 +51,34 @@ void pfmcat_counters(bool intel, uint64_t config, unsigned ngp, unsigned nfixed,
 			*mask = gp | bit;
 		}
 	}
+}
+
+bool pfmcat_amd_pairs(const char *model)
+{
+	/* Linux amd_core_pmu_init(): PMU_FL_PAIR from family 17h on (Zen and later). */
+	static const char *const fam[] = { "amd64_fam17h", "amd64_fam19h", "amd64_fam1ah" };
+	for (size_t i = 0; model && i < ARRAY_SIZE(fam); i++)
+		if (!strncmp(model, fam[i], strlen(fam[i])))
+			return true;
+	return false;
+}
+
+uint64_t pfmcat_pair_mask(uint64_t config, unsigned ngp)
+{
+	/*
+	 * Linux arch/x86/events/amd/core.c, amd_is_pair_event_code(): event
+	 * 0x003 (Retired SSE/AVX FLOPs, a "large increment per cycle" event)
+	 * is counted by an even counter merged with the odd one after it
+	 * (pair_constraint: even counters, PERF_X86_EVENT_PAIR).  The event
+	 * number is 12 bits: bits 0-7 and 32-35 of the encoding.
+	 */
+	unsigned code = (unsigned)(config & 0xff) | (unsigned)((config >> 32) & 0xf) << 8;
+	if (code != 0x003)
+		return 0;
+	uint64_t even = 0;
+	for (unsigned i = 0; i + 1 < ngp && i < 32; i += 2)
+		even |= UINT64_C(1) << i;
+	return even | SCHED_PAIR;
 }
 
 void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf, size_t len)
@@ -204,8 +235,13 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len)
 		lk_errbuf(err, len, "libpfm4 %s has no PMU model named '%s'", pfmcat_version(), model);
 		return -LK_ENOENT;
 	}
-	char *s = xasprintf("pfm %d;%s;%s;%d;%d;%d", PFMCAT_FORMAT, pfmcat_version(), pi.name, pi.nevents,
-			    pi.num_cntrs, pi.num_fixed_cntrs);
+	size_t vlen;
+	const char *vtext = vendor_builtin(pi.name, &vlen);
+	char vhex[65] = "";
+	if (vtext)
+		sha256_hex(vtext, vlen, vhex);
+	char *s = xasprintf("pfm %d;%s;%s;%d;%d;%d;%s", PFMCAT_FORMAT, pfmcat_version(), pi.name, pi.nevents,
+			    pi.num_cntrs, pi.num_fixed_cntrs, vhex);
 	sha256_hex(s, strlen(s), hex);
 	free(s);
 	return 0;
@@ -242,6 +278,9 @@ static void add_one(struct lk_pmu *out, const pfm_pmu_info_t *pi, const char *ev
 	ev.description = (char *)desc;
 	pfmcat_counters(intel, ev.number, (unsigned)pi->num_cntrs, (unsigned)pi->num_fixed_cntrs,
 			&ev.counters_mask, &ev.fixed_counter);
+	uint64_t pair = !intel && pfmcat_amd_pairs(pi->name) ? pfmcat_pair_mask(ev.number, (unsigned)pi->num_cntrs) : 0;
+	if (pair)
+		ev.counters_mask = pair;
 	pmu_add_event(out, &ev);
 	/* libpfm4's spellings: EVENT:UMASK and model::EVENT:UMASK */
 	char *colon = umask ? xasprintf("%s:%s", event, umask) : NULL;
@@ -289,6 +328,28 @@ bool pfmcat_known(const char *name, char *model, size_t len)
 	return found;
 }
 
+/* The vendor's table lauka ships for this model, laid over libpfm4's rows (catalog/vendor.h). */
+static void apply_vendor(struct lk_pmu *out)
+{
+	size_t len;
+	const char *text = vendor_builtin(out->name, &len);
+	struct perfmon_table t;
+	char err[256];
+	if (!text || perfmon_parse(text, len, &t, err, sizeof(err)) < 0)
+		return;	/* the shipped tables parse (check_vendor.c); nothing to lay over otherwise */
+	char *model = xstrdup(out->name);
+	for (char *c = model; *c; c++)
+		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+	char *label = xasprintf("Intel's table (%s V%s)", model, t.version ? t.version : "?");
+	vendor_apply(out, &t, label, false);
+	char *src = xasprintf("%s + %s", out->source, label);
+	free(out->source);
+	out->source = src;
+	free(label);
+	free(model);
+	perfmon_release(&t);
+}
+
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 {
 	memset(out, 0, sizeof(*out));
@@ -331,6 +392,8 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 		if (!umasks)
 			add_one(out, &pi, ei.name, NULL, ei.desc, intel);
 	}
+	if (intel)
+		apply_vendor(out);
 	pmu_sort(out);
 	return 0;
 }

@@ -90,6 +90,15 @@ void pfmcat_counters(bool intel, uint64_t config, unsigned ngp, unsigned nfixed,
  */
 void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf, size_t len);
 
+/* Does this libpfm4 model pair counters for AMD's "large increment" events (family 17h on)? */
+bool pfmcat_amd_pairs(const char *model);
+/*
+ * For such a model, the counters mask of an AMD event of encoding config
+ * with ngp general counters: even counters | SCHED_PAIR (catalog/sched.h) when
+ * it takes a pair (event 0x003), else 0.
+ */
+uint64_t pfmcat_pair_mask(uint64_t config, unsigned ngp);
+
 /* Intel's field layout (not AMD's, by the model's name) for a catalogue's raw encodings. */
 bool pfmcat_is_intel(const struct lk_pmu *pmu);
 
