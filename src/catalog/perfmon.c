@@ -481,7 +481,8 @@ int perfmon_parse(const char *text, size_t len, struct perfmon_table *out, char 
 		perfmon_release(out);
 		return -1;
 	}
-	qsort(out->events, out->n, sizeof(*out->events), cmp_event);
+	if (out->n > 1)
+		qsort(out->events, out->n, sizeof(*out->events), cmp_event);
 	for (size_t i = 0; i < out->n; i++) {
 		const struct perfmon_event *e = &out->events[i];
 		unsigned g = highest(e->counters, 0, PERFMON_FIXED_BASE);
