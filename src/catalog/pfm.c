@@ -108,6 +108,176 @@ void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf
 	snprintf(buf, len, "cpu/event=0x%" PRIx64 ",umask=0x%x%s/", event, (unsigned)((config >> 8) & 0xff), extra);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int pfmcat_host_counters(unsigned *gp, unsigned *fixed)
+{
+	*gp = *fixed = 0;
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return -1;
+	bool amd = b == 0x68747541;	/* "AuthenticAMD" */
+	if (!amd && a >= 0xa) {
+		/* Intel SDM 3B 20.2 (architectural performance monitoring): CPUID.0AH EAX[15:8] general
+		 * counters per logical processor (4 on a Skylake with Hyper-Threading on, 8 with it off),
+		 * EDX[4:0] fixed counters.  A hypervisor that virtualises no PMU reports 0. */
+		__cpuid_count(0xa, 0, a, b, c, d);
+		*gp = (a >> 8) & 0xff;
+		*fixed = (a & 0xff) > 1 ? d & 0x1f : 0;
+		return *gp ? 0 : -1;
+	}
+	if (amd && __get_cpuid(0x80000000, &a, &b, &c, &d)) {
+		unsigned max = a;
+		/* AMD APM 3, CPUID Fn8000_0022 (PerfMonV2): EBX[3:0] core counters; else Fn8000_0001
+		 * ECX[23] PerfCtrExtCore: 6 counters; else the legacy 4. */
+		if (max >= 0x80000022) {
+			__cpuid(0x80000022, a, b, c, d);
+			if (a & 1) {
+				*gp = b & 0xf;
+				return *gp ? 0 : -1;
+			}
+		}
+		if (max >= 0x80000001) {
+			__cpuid(0x80000001, a, b, c, d);
+			*gp = (c >> 23) & 1 ? 6 : 4;
+			return 0;
+		}
+	}
+#endif
+	return -1;
+}
+
+/* One term of perf's cpu/.../ form into config; -1 for a term lauka does not know. */
+static int raw_term(const char *t, size_t n, bool intel, uint64_t *config, uint64_t *config1)
+{
+	char key[16];
+	const char *eq = memchr(t, '=', n);
+	size_t kl = eq ? (size_t)(eq - t) : n;
+	if (!kl || kl >= sizeof(key))
+		return -1;
+	memcpy(key, t, kl);
+	key[kl] = '\0';
+	uint64_t v = 1;
+	if (eq) {
+		char num[32];
+		size_t vl = n - kl - 1;
+		if (!vl || vl >= sizeof(num))
+			return -1;
+		memcpy(num, eq + 1, vl);
+		num[vl] = '\0';
+		char *end;
+		v = strtoull(num, &end, 0);
+		if (*end || num[0] == '-')
+			return -1;
+	}
+	/* perf's format terms for the x86 core PMU (/sys/bus/event_source/devices/cpu/format) */
+	static const struct { const char *key; unsigned shift; uint64_t max; } f[] = {
+		{ "umask", 8, 0xff }, { "edge", 18, 1 }, { "inv", 23, 1 }, { "cmask", 24, 0xff },
+	};
+	if (!strcmp(key, "event")) {
+		if (v > (intel ? 0xffULL : 0xfffULL))
+			return -1;
+		*config |= (v & 0xff) | ((v >> 8) & 0xf) << 32;
+		return 0;
+	}
+	if (!strcmp(key, "any") && intel && v <= 1) {
+		*config |= v << 21;
+		return 0;
+	}
+	if (!strcmp(key, "config")) {
+		*config |= v;
+		return 0;
+	}
+	if (!strcmp(key, "config1")) {
+		*config1 |= v;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		if (!strcmp(key, f[i].key) && v <= f[i].max) {
+			*config |= v << f[i].shift;
+			return 0;
+		}
+	return -1;
+}
+
+int pfmcat_parse_raw(const char *s, bool intel, uint64_t *config, uint64_t *config1)
+{
+	*config = *config1 = 0;
+	size_t n = strlen(s);
+	if (n >= 2 && (s[0] == 'r' || s[0] == 'R') && n <= 17) {
+		/* perf's rNNNN: the raw config in hex (perf-list(1), "raw hardware event descriptor") */
+		char *end;
+		uint64_t v = strtoull(s + 1, &end, 16);
+		bool hex = true;
+		for (const char *c = s + 1; *c; c++)
+			hex &= (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') || (*c >= 'A' && *c <= 'F');
+		if (hex && !*end) {
+			*config = v;
+			return 0;
+		}
+		return -1;
+	}
+	if (n < 6 || strncmp(s, "cpu/", 4) || s[n - 1] != '/')
+		return -1;
+	const char *p = s + 4, *end = s + n - 1;
+	bool any = false;
+	while (p < end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		size_t len = c ? (size_t)(c - p) : (size_t)(end - p);
+		if (raw_term(p, len, intel, config, config1) < 0)
+			return -1;
+		any = true;
+		p += len + (c ? 1 : 0);
+	}
+	return any ? 0 : -1;
+}
+
+const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name)
+{
+	const struct lk_event *e = pmu_find(pmu, name);
+	uint64_t config, config1;
+	if (e || pfmcat_parse_raw(name, pfmcat_is_intel(pmu), &config, &config1) < 0)
+		return e;
+	for (size_t i = 0; i < pmu->nevents; i++)
+		if (pmu->events[i].perf_type == 4 /* PERF_TYPE_RAW */ && pmu->events[i].number == config &&
+		    pmu->events[i].config1 == config1)
+			return &pmu->events[i];
+	return NULL;
+}
+
+void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel)
+{
+	/*
+	 * perf's generic hardware names as the kernel maps them on this vendor
+	 * (Linux intel_perfmon_event_map: Intel's architectural events, SDM 3B
+	 * table "UnHalted Core Cycles" ...; AMD family 17h+: PPR events 0x76
+	 * cycles not in halt, 0xc0 retired instructions, 0xc2/0xc3 retired
+	 * branches / mispredicted), each an alias of the row of that encoding.
+	 */
+	static const struct { const char *name; uint64_t intel, amd; } g[] = {
+		{ "cycles", 0x003c, 0x0076 }, { "cpu-cycles", 0x003c, 0x0076 },
+		{ "instructions", 0x00c0, 0x00c0 },
+		{ "branches", 0x00c4, 0x00c2 }, { "branch-instructions", 0x00c4, 0x00c2 },
+		{ "branch-misses", 0x00c5, 0x00c3 },
+		{ "cache-references", 0x4f2e, 0 }, { "cache-misses", 0x412e, 0 },
+		{ "ref-cycles", 0x0300, 0 }, { "bus-cycles", 0x013c, 0 },
+	};
+	size_t n = pmu->nevents;
+	for (size_t k = 0; k < ARRAY_SIZE(g); k++) {
+		uint64_t want = intel ? g[k].intel : g[k].amd;
+		if (!want || pmu_find(pmu, g[k].name))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (pmu->events[i].number == want && !pmu->events[i].config1) {
+				pmu_add_alias(pmu, g[k].name, pmu->events[i].name);
+				break;
+			}
+	}
+}
+
 bool pfmcat_is_intel(const struct lk_pmu *pmu)
 {
 	return pmu && pmu->name && strncmp(pmu->name, "amd", 3) != 0;
@@ -394,6 +564,8 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 	}
 	if (intel)
 		apply_vendor(out);
+	pmu_sort(out);
+	pfmcat_generic_aliases(out, intel);
 	pmu_sort(out);
 	return 0;
 }

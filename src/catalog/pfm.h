@@ -99,6 +99,24 @@ bool pfmcat_amd_pairs(const char *model);
  */
 uint64_t pfmcat_pair_mask(uint64_t config, unsigned ngp);
 
+/*
+ * This CPU's own counters per logical processor from CPUID (x86: Intel leaf
+ * 0xA, AMD 0x80000022 / 0x80000001): 0, or -1 when unknown (no x86, or a
+ * hypervisor that reports none).
+ */
+int pfmcat_host_counters(unsigned *gp, unsigned *fixed);
+
+/*
+ * perf's raw spellings of an event: "r20d1" (the config in hex) and
+ * "cpu/event=0xd1,umask=0x20/" (terms event, umask, edge, inv, any, cmask,
+ * config, config1).  0, or -1 when s is neither.
+ */
+int pfmcat_parse_raw(const char *s, bool intel, uint64_t *config, uint64_t *config1);
+/* A name as pmu_find() resolves it, else a raw spelling resolved to the row of that encoding; NULL when neither. */
+const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name);
+/* perf's generic names (cycles, instructions, branch-misses, ...) as aliases of the rows of their encodings. */
+void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel);
+
 /* Intel's field layout (not AMD's, by the model's name) for a catalogue's raw encodings. */
 bool pfmcat_is_intel(const struct lk_pmu *pmu);
 

@@ -161,16 +161,22 @@ static bool apply_row(struct lk_event *ev, const struct perfmon_table *t, const 
 		ev->errata = xasprintf("%s has %s with MSR 0x%" PRIx64 " = 0x%" PRIx64 ", which %s's encoding lacks: "
 				       "its counts may differ", label, now, v->msr_index, v->msr_value, libpfm);
 	}
-	if (v && plain(v) && !ev->config1) {
+	if (v && plain(v)) {
 		uint64_t want = perfmon_config(v);
-		if ((ev->number & VENDOR_FIELDS) != want) {
+		/* a plain event has no extra MSR: libpfm4's config1 there (SPR EXE.AMX_BUSY, event 0xb7) is an error too */
+		if ((ev->number & VENDOR_FIELDS) != want || ev->config1) {
 			char was[96], now[96];
 			perf_string(ev->number & VENDOR_FIELDS, was, sizeof(was));
+			if (ev->config1) {
+				size_t l = strlen(was);
+				snprintf(was + l, sizeof(was) - l, ",config1=0x%" PRIx64, ev->config1);
+			}
 			perf_string(want, now, sizeof(now));
 			free(ev->errata);
 			ev->errata = xasprintf("%s encodes it %s; %s has %s: lauka uses the vendor's", libpfm, was, label,
 					       now);
 			ev->number = (ev->number & ~VENDOR_FIELDS) | want;
+			ev->config1 = 0;
 			corrected = true;
 			pfmcat_counters(true, ev->number, (unsigned)__builtin_popcountll(gp),
 					(unsigned)__builtin_popcountll(pmu->fixed_mask), &rule, &fixed);

@@ -21,7 +21,10 @@
 #include "catalog/db.h"
 #include "base/error.h"
 #include "catalog/kpep.h"
+#include "catalog/perfmon.h"
 #include "catalog/pfm.h"
+#include "catalog/vendor.h"
+#include "output/export.h"
 #include "cmd/options.h"
 #include "machine/backend-choice.h"
 #include "output/plot-out.h"
@@ -38,7 +41,7 @@
 #include <sys/stat.h>
 
 struct counters_opts {
-	bool details, no_headers;
+	bool details, no_headers, json, check_sources;
 	const char *backend, *pmu, *db, *check;
 	const char **imports;
 	size_t nimports;
@@ -49,6 +52,8 @@ struct counters_opts {
 	static int fn(void *ctx, const char *v) { struct counters_opts *o = ctx; (void)v; stmt; return 0; }
 SET(set_details, o->details = true)
 SET(set_no_headers, o->no_headers = true)
+SET(set_json, o->json = true)
+SET(set_check_sources, o->check_sources = true)
 SET(set_backend, o->backend = v)
 SET(set_pmu, o->pmu = v)
 SET(set_db, o->db = v)
@@ -61,6 +66,8 @@ SET(set_import, o->imports = xrealloc(o->imports, (o->nimports + 1) * sizeof(*o-
 static const struct opt_spec counters_options[] = {
 	{ "--details", "-d", false, set_details },
 	{ "--no-headers", NULL, false, set_no_headers },
+	{ "--json", NULL, false, set_json },
+	{ "--check-sources", NULL, false, set_check_sources },
 	{ "--backend", NULL, true, set_backend },
 	{ "--pmu", NULL, true, set_pmu },
 	{ "--db", NULL, true, set_db },
@@ -363,6 +370,154 @@ out:
 	free(why);
 }
 
+/* The vendor table lauka lays over this libpfm4 catalogue (catalog/vendor.h); false when it has none. */
+static bool vendor_table(const struct lk_pmu *p, struct perfmon_table *t)
+{
+	size_t len;
+	const char *text = p->kind && !strcmp(p->kind, "pfm") ? vendor_builtin(p->name, &len) : NULL;
+	char err[256];
+	return text && perfmon_parse(text, len, t, err, sizeof(err)) == 0;
+}
+
+static int cmp_alias_target(const void *a, const void *b)
+{
+	const struct lk_alias *x = *(const struct lk_alias *const *)a, *y = *(const struct lk_alias *const *)b;
+	int c = strcmp(x->target, y->target);
+	return c ? c : strcmp(x->alias, y->alias);
+}
+
+/* The catalogue's aliases sorted by target, so that each row's are found by bisection. */
+static const struct lk_alias **aliases_by_target(const struct lk_pmu *p)
+{
+	const struct lk_alias **a = xcalloc(p->naliases + 1, sizeof(*a));
+	for (size_t i = 0; i < p->naliases; i++)
+		a[i] = &p->aliases[i];
+	qsort(a, p->naliases, sizeof(*a), cmp_alias_target);
+	return a;
+}
+
+static size_t first_alias_of(const struct lk_alias *const *a, size_t n, const char *target)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(a[mid]->target, target) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* --json: one object per event, the machine-readable form of --details. */
+static void print_json(const struct lk_pmu *p, struct catalog *cat)
+{
+	struct perfmon_table t;
+	bool vt = vendor_table(p, &t);
+	const struct lk_alias **al = aliases_by_target(p);
+	const char *libpfm = p->kind && !strcmp(p->kind, "pfm") ? "libpfm4" : p->kind;
+	printf("[");
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct lk_event *e = &p->events[i];
+		char *name = display(p, e->name);
+		printf("%s\n  {\"name\": ", i ? "," : "");
+		export_json_str(stdout, name);
+		printf(", \"catalogue\": ");
+		export_json_str(stdout, p->name);
+		printf(", \"aliases\": [");
+		bool vendor_named = vt && perfmon_find(&t, e->name);
+		size_t k = first_alias_of(al, p->naliases, e->name), na = 0;
+		for (; k < p->naliases && !strcmp(al[k]->target, e->name); k++) {
+			printf("%s", na++ ? ", " : "");
+			export_json_str(stdout, al[k]->alias);
+			vendor_named |= vt && perfmon_find(&t, al[k]->alias);
+		}
+		char enc[128] = "";
+		encoding(p, e, enc, sizeof(enc));
+		printf("], \"encoding\": ");
+		if (enc[0])
+			export_json_str(stdout, enc);
+		else
+			printf("null");
+		printf(", \"counters\": [");
+		uint64_t m = e->counters_mask & ~SCHED_PAIR;
+		size_t nc = 0;
+		for (int c = 0; c < 64; c++)
+			if (m >> c & 1) {
+				if (c >= PFMCAT_FIXED_BASE && p->kind && !strcmp(p->kind, "pfm"))
+					printf("%s\"fixed %d\"", nc++ ? ", " : "", c - PFMCAT_FIXED_BASE);
+				else
+					printf("%s%d", nc++ ? ", " : "", c);
+			}
+		printf("], \"pair\": %s, \"verdict\": ", e->counters_mask & SCHED_PAIR ? "true" : "false");
+		const char *v = catalog_verdict(cat, e);
+		if (v)
+			export_json_str(stdout, v);
+		else
+			printf("null");
+		printf(", \"sources\": [");
+		bool vendor_only = e->description && !strncmp(e->description, "(from Intel's table", 19);
+		size_t ns = 0;
+		if (!vendor_only) {
+			export_json_str(stdout, libpfm);
+			ns++;
+		}
+		if (vendor_only || vendor_named) {
+			printf("%s", ns ? ", " : "");
+			export_json_str(stdout, "intel-perfmon");
+		}
+		printf("], \"errata\": ");
+		if (e->errata)
+			export_json_str(stdout, e->errata);
+		else
+			printf("null");
+		printf(", \"description\": ");
+		if (e->description)
+			export_json_str(stdout, e->description);
+		else
+			printf("null");
+		printf("}");
+		free(name);
+	}
+	printf("%s]\n", p->nevents ? "\n" : "");
+	free(al);
+	if (vt)
+		perfmon_release(&t);
+}
+
+/*
+ * --check-sources: where libpfm4 and the vendor's table disagree on an
+ * event's encoding (the vendor's wins; catalog/vendor.h), one line each.
+ * Exit 0 whether or not there are any: it is a report.
+ */
+static int check_sources(const struct counters_opts *o, const struct lk_pmu *p)
+{
+	struct perfmon_table t;
+	if (!vendor_table(p, &t)) {
+		error("catalogue '%s' has no vendor table to check libpfm4 against", p->name);
+		tip("lauka ships Intel's tables for skl, icl and spr: lauka counters --pmu skl --check-sources");
+		return EXIT_USAGE;
+	}
+	size_t n = 0, w = strlen("event");
+	for (size_t i = 0; i < p->nevents; i++)
+		if (p->events[i].errata && strlen(p->events[i].name) > w)
+			w = strlen(p->events[i].name);
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct lk_event *e = &p->events[i];
+		if (!e->errata)
+			continue;
+		if (!n++ && !o->no_headers)
+			printf("%-*s  %s\n", (int)w, "event", "sources");
+		char *name = display(p, e->name);
+		printf("%-*s  %s\n", (int)w, name, e->errata);
+		free(name);
+	}
+	printf("%zu of %zu events differ between libpfm4 and the vendor's table (version %s)\n", n, p->nevents,
+	       t.version ? t.version : "unknown");
+	perfmon_release(&t);
+	return 0;
+}
+
 /*
  * --check a,b,c: can these events be counted together on this catalogue?
  * The same names, scheduling and messages as `lauka record -m`, without
@@ -374,14 +529,25 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 	size_t n = 0;
 	int rc = EXIT_USAGE;
 	char *list = xstrdup(o->check), *save = NULL;
+	/* perf's cpu/event=0xd1,umask=0x20/ holds commas: a comma between slashes does not split the list */
+	bool in_raw = false;
+	for (char *c = list; *c; c++) {
+		if (*c == '/')
+			in_raw = !in_raw;
+		else if (*c == ',' && in_raw)
+			*c = '\x1f';
+	}
 	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		for (char *c = t; *c; c++)
+			if (*c == '\x1f')
+				*c = ',';
 		while (*t == ' ')
 			t++;
 		for (size_t k = strlen(t); k && t[k - 1] == ' '; k--)
 			t[k - 1] = '\0';
 		if (!*t)
 			continue;
-		const struct lk_event *ev = pmu_find(p, t);
+		const struct lk_event *ev = pfmcat_find(p, t);
 		if (!ev) {
 			const char *best[4];
 			size_t nb = pmu_suggest(p, t, best, 4);
@@ -434,7 +600,11 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 			char *fb = display(p, evs[i]->fallback);
 			printf("%-*s  %d (as %s)\n", (int)w, name, counter[i], fb);
 			free(fb);
-		} else
+		} else if (evs[i]->counters_mask & SCHED_PAIR)
+			printf("%-*s  %d+%d\n", (int)w, name, counter[i], counter[i] + 1);	/* a counter pair */
+		else if (counter[i] >= PFMCAT_FIXED_BASE && p->kind && !strcmp(p->kind, "pfm"))
+			printf("%-*s  fixed %d\n", (int)w, name, counter[i] - PFMCAT_FIXED_BASE);
+		else
 			printf("%-*s  %d\n", (int)w, name, counter[i]);
 		free(name);
 	}
@@ -466,7 +636,7 @@ int cmd_counters(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check || o.plot;
+	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check || o.plot || o.json || o.check_sources;
 	if (o.nimports && (r = do_import(&o, list)) != 0) {
 		free(o.imports);
 		return r;
@@ -490,6 +660,10 @@ int cmd_counters(int argc, char **argv)
 	r = 0;
 	if (o.check)
 		r = check_set(&o, catalog_pmu(cat));
+	else if (o.check_sources)
+		r = check_sources(&o, catalog_pmu(cat));
+	else if (o.json)
+		print_json(catalog_pmu(cat), cat);
 	else
 		print_catalogue(&o, b, cat);
 	if (!o.check && o.details && !strcmp(b->name, "xctrace"))

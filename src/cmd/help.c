@@ -191,6 +191,10 @@ static const char counters_usage[] =
 	"      --check LIST        can these comma-separated events be counted\n"
 	"                          together? prints the counter of each, or the\n"
 	"                          conflicting events (exit 2)\n"
+	"      --json              the catalogue as JSON: per event its name, aliases,\n"
+	"                          encoding, counters allowed, verdict and sources\n"
+	"      --check-sources     with --pmu skl, icl or spr: where libpfm4's\n"
+	"                          encoding differs from Intel's table (Intel's wins)\n"
 	"      --plot FILE         also draw the latest stored calibration as SVG\n"
 	"                          (nothing is run)\n"
 	"      --db PATH           the database (default: $LAUKA_DB,\n"
@@ -210,6 +214,8 @@ static const char counters_usage[] =
 	"  lauka counters --import /usr/share/kpep --pmu a14 --details\n"
 	"  lauka counters --pmu a14 --check cycles,inst_all,l1d_cache_miss_ld_nonspec\n"
 	"  lauka counters --pmu skl --details\n"
+	"  lauka counters --pmu skl --check 'cycles,cpu/event=0xd1,umask=0x20/'\n"
+	"  lauka counters --pmu spr --check-sources\n"
 	"  lauka counters --details --plot calibration.svg\n";
 
 static const char calibrate_usage[] =

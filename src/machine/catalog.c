@@ -204,10 +204,14 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char **note, cha
 		for (size_t i = 0; i < v.naliases; i++)
 			if (!known(pmu, n0, a0, v.aliases[i].alias))
 				pmu_add_alias(pmu, v.aliases[i].alias, v.aliases[i].target);
-		/* the counters of the (one, as a rule) core PMU, for scheduling and its error */
+		/* the counters of the (one, as a rule) core PMU, for scheduling and its error: this CPU's own
+		 * figure when CPUID gives one (it follows SMT: 4 or 8 on a Skylake), else the vendor's table's */
 		if (!pmu->config_mask && !pmu->fixed_mask) {
+			unsigned gp, fixed;
 			pmu->config_mask = v.config_mask;
 			pmu->fixed_mask = v.fixed_mask;
+			if (pfmcat_host_counters(&gp, &fixed) == 0 && gp < 32)
+				pmu->config_mask = (UINT64_C(1) << gp) - 1;
 		}
 		pmu_release(&v);
 		pmu_sort(pmu);
