@@ -484,14 +484,20 @@ bool pfmcat_known(const char *name, char *model, size_t len)
 	if (dot && !strchr(event, ':'))
 		*dot = ':';	/* EVENT.UMASK is libpfm4's EVENT:UMASK */
 	bool found = false;
-	pfm_pmu_t p;
-	pfm_for_all_pmus(p) {
-		pfm_pmu_info_t pi;
-		if (!core_info(p, &pi) || (want && lk_strcasecmp(want, pi.name)) || !encodes(pi.name, event))
-			continue;
-		snprintf(model, len, "%s", pi.name);
-		found = true;
-		break;
+	/* the model this CPU is (or LIBPFM_FORCE_PMU pretends) first, then any */
+	for (int round = 0; round < 2 && !found; round++) {
+		pfm_pmu_t p;
+		pfm_for_all_pmus(p) {
+			pfm_pmu_info_t pi;
+			if (!core_info(p, &pi) || (want && lk_strcasecmp(want, pi.name)))
+				continue;
+			bool here = forced_model ? !strcmp(pi.name, forced_model) : pi.is_present;
+			if ((round == 0) != here || !encodes(pi.name, event))
+				continue;
+			snprintf(model, len, "%s", pi.name);
+			found = true;
+			break;
+		}
 	}
 	free(want);
 	free(event);

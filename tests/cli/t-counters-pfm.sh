@@ -90,6 +90,7 @@ else
 	run env LIBPFM_FORCE_PMU=skl "$LAUKA" record -m mem_load_retired.l1_miss,task-clock -- true
 	expect_rc 2
 	expect_err "this machine exposes no 'cpu' PMU"
+	expect_err "^tip: it is an event of libpfm4's 'skl' tables"	# the forced model, not the first that has it
 	printf '%s\n' "$err" | grep -q 'unknown measurement' && fail "said unknown measurement: $err"
 	run env LIBPFM_FORCE_PMU=skl "$LAUKA" record -m 'skl::MEM_LOAD_RETIRED:L1_MISS' -- true
 	expect_rc 2
