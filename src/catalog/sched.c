@@ -369,34 +369,64 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
 	return rc;
 }
 
+/*
+ * Greedy, most constrained first: each event goes into the first pass it
+ * fits.  A pass keeps its matching, so adding an event is one augmenting
+ * search (a failed search changes no owner); only passes holding pair
+ * events are matched again from scratch.
+ */
 size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n, size_t *pass_of)
 {
-	struct item *it = xcalloc(n, sizeof(*it));
+	struct item *it = xcalloc(n ? n : 1, sizeof(*it));
 	size_t k = collect(pmu, evs, n, it);
 	size_t npass = n ? 1 : 0;
 	for (size_t i = 0; i < n; i++)
 		pass_of[i] = 0;
+	struct pass {
+		struct matching m;
+		size_t *items, nitems;
+		bool pairs;
+	} *ps = xcalloc(k + 1, sizeof(*ps));
+	size_t nps = 0;
 	size_t *sel = xcalloc(k + 1, sizeof(*sel));
-	size_t *pass_item = xcalloc(k + 1, sizeof(*pass_item));
 	for (size_t i = 0; i < k; i++) {
 		size_t p;
-		for (p = 0;; p++) {
-			size_t ns = 0;
-			for (size_t j = 0; j < i; j++)
-				if (pass_item[j] == p)
-					sel[ns++] = j;
-			sel[ns++] = i;
-			/* An event that fits nowhere on its own still needs a pass of its own. */
-			if (p >= npass || fits(it, sel, ns))
+		for (p = 0; p < nps; p++) {
+			struct pass *q = &ps[p];
+			bool ok;
+			if (!q->pairs && !it[i].pair) {
+				q->m.stamp++;
+				ok = augment(&q->m, it, i);
+			} else {
+				memcpy(sel, q->items, q->nitems * sizeof(*sel));
+				sel[q->nitems] = i;
+				struct matching m;
+				ok = match_all(it, sel, q->nitems + 1, &m);
+			}
+			if (ok)
 				break;
 		}
-		pass_item[i] = p;
+		if (p == nps) {	/* a new pass; an event that fits nowhere on its own still needs one */
+			struct pass *q = &ps[nps++];
+			memset(q->m.seen, 0, sizeof(q->m.seen));
+			q->m.stamp = 1;
+			for (int c = 0; c < NCOUNTERS; c++)
+				q->m.owner[c] = -1;
+			if (!it[i].pair)
+				augment(&q->m, it, i);
+		}
+		struct pass *q = &ps[p];
+		q->items = xrealloc(q->items, (q->nitems + 1) * sizeof(*q->items));
+		q->items[q->nitems++] = i;
+		q->pairs |= it[i].pair;
 		if (p + 1 > npass)
 			npass = p + 1;
 		pass_of[it[i].idx] = p;
 	}
+	for (size_t p = 0; p < nps; p++)
+		free(ps[p].items);
+	free(ps);
 	free(sel);
-	free(pass_item);
 	free(it);
 	return npass;
 }
