@@ -248,6 +248,50 @@ START_TEST(test_apply)
 }
 END_TEST
 
+/* Rows of one encoding are one row: the name Intel uses stays, the others are its aliases. */
+START_TEST(test_merge)
+{
+	struct lk_pmu p;
+	memset(&p, 0, sizeof(p));
+	p.kind = xstrdup("pfm");
+	p.name = xstrdup("skl");
+	p.config_mask = 0xf;
+	static const struct { const char *name; uint64_t config, mask; } rows[] = {
+		{ "ARITH.FPU_DIV_ACTIVE", 0x01000114, 0xf }, { "ARITH.DIVIDER_ACTIVE", 0x01000114, 0x3 },
+		{ "BR_INST_RETIRED.CONDITIONAL", 0x01c4, 0xf }, { "BR_INST_RETIRED.COND", 0x01c4, 0xf },
+		{ "MEM_LOAD_RETIRED.L1_HIT", 0x01d1, 0xf },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct lk_event e = { .name = (char *)rows[i].name, .number = rows[i].config, .perf_type = 4,
+				      .counters_mask = rows[i].mask, .fixed_counter = -1 };
+		pmu_add_event(&p, &e);
+		char *colon = xstrdup(rows[i].name);
+		*strchr(colon, '.') = ':';
+		pmu_add_alias(&p, colon, rows[i].name);
+		free(colon);
+	}
+	pmu_sort(&p);
+	static const char t_json[] = "{\"Events\":[{\"EventName\":\"ARITH.DIVIDER_ACTIVE\",\"EventCode\":\"0x14\","
+				     "\"UMask\":\"0x01\",\"CounterMask\":\"1\",\"Counter\":\"0,1,2,3\"}]}";
+	struct perfmon_table t;
+	char err[256];
+	ck_assert(perfmon_parse(t_json, sizeof(t_json) - 1, &t, err, sizeof(err)) == 0);
+	ck_assert_uint_eq(vendor_merge_duplicates(&p, &t), 2);
+	ck_assert_uint_eq(p.nevents, 3);
+	const struct lk_event *d = pmu_find(&p, "arith.divider_active");
+	ck_assert_str_eq(d->name, "ARITH.DIVIDER_ACTIVE");	/* Intel's name stays, though longer */
+	ck_assert_ptr_eq(pmu_find(&p, "arith.fpu_div_active"), d);
+	ck_assert_ptr_eq(pmu_find(&p, "ARITH:FPU_DIV_ACTIVE"), d);	/* its aliases follow */
+	ck_assert_uint_eq(d->counters_mask, 0x3);	/* what both names allow */
+	ck_assert_str_eq(pmu_find(&p, "br_inst_retired.conditional")->name, "BR_INST_RETIRED.COND");	/* shorter */
+	char why[256];
+	ck_assert_msg(pmu_validate(&p, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_uint_eq(vendor_merge_duplicates(&p, &t), 0);
+	perfmon_release(&t);
+	pmu_release(&p);
+}
+END_TEST
+
 /* The catalogues lauka builds: --check's five mem_load_retired events on Skylake, and the rest of the audit. */
 #ifdef LAUKA_HAVE_LIBPFM
 static int check_set(const char *model, const char *const *names)
@@ -294,8 +338,8 @@ static const struct {
 		     "uops_retired.retire_slots", "uops_executed.thread"), -LK_ESCHED },
 	/* Intel's names resolve (libpfm4 spells them unhalted_core_cycles, instruction_retired) */
 	{ "skl", SET("cpu_clk_unhalted.thread", "inst_retired.any", "cpu_clk_unhalted.ref_tsc"), 0 },
-	/* ICL: both on fixed counter 0 */
-	{ "icl", SET("inst_retired.any", "inst_retired.prec_dist"), -LK_ESCHED },
+	/* SKL: INST_RETIRED.PREC_DIST on counter 1 only (Intel's Counter "1"), .any_p elsewhere */
+	{ "skl", SET("inst_retired.prec_dist", "inst_retired.any_p"), 0 },
 	/* ICL: eight general counters, not libpfm4's sixteen */
 	{ "icl", SET("br_inst_retired.all_branches", "br_misp_retired.all_branches", "uops_issued.any",
 		     "uops_retired.slots", "uops_executed.thread", "uops_dispatched.port_0", "uops_dispatched.port_1",
@@ -367,6 +411,7 @@ Suite *vendor_suite(void)
 	tcase_add_loop_test(tc, test_shipped, 0, (int)ARRAY_SIZE(shipped));
 	tcase_add_loop_test(tc, test_intel_rows, 0, (int)ARRAY_SIZE(intel_rows));
 	tcase_add_test(tc, test_apply);
+	tcase_add_test(tc, test_merge);
 #ifdef LAUKA_HAVE_LIBPFM
 	tcase_add_loop_test(tc, test_sets, 0, (int)ARRAY_SIZE(sets));
 	tcase_add_loop_test(tc, test_plans, 0, 4);

@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
-#define PFMCAT_FORMAT 2
+#define PFMCAT_FORMAT 3
 
 char *pfmcat_event_name(const char *event, const char *umask)
 {
@@ -510,20 +510,28 @@ bool pfmcat_known(const char *name, char *model, size_t len)
 	return found;
 }
 
-/* The vendor's table lauka ships for this model, laid over libpfm4's rows (catalog/vendor.h). */
+/*
+ * The vendor's table lauka ships for this model, laid over libpfm4's rows,
+ * and rows of one encoding merged into one (catalog/vendor.h).
+ */
 static void apply_vendor(struct lk_pmu *out)
 {
 	size_t len;
 	const char *text = vendor_builtin(out->name, &len);
 	struct perfmon_table t;
 	char err[256];
-	if (!text || perfmon_parse(text, len, &t, err, sizeof(err)) < 0)
-		return;	/* the shipped tables parse (check_vendor.c); nothing to lay over otherwise */
+	if (!text || perfmon_parse(text, len, &t, err, sizeof(err)) < 0) {
+		/* no table (AMD, older Intel), or one that does not parse (check_vendor.c says they all do) */
+		pmu_sort(out);
+		vendor_merge_duplicates(out, NULL);
+		return;
+	}
 	char *model = xstrdup(out->name);
 	for (char *c = model; *c; c++)
 		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
 	char *label = xasprintf("Intel's table (%s V%s)", model, t.version ? t.version : "?");
 	vendor_apply(out, &t, label, false);
+	vendor_merge_duplicates(out, &t);
 	char *src = xasprintf("%s + %s", out->source, label);
 	free(out->source);
 	out->source = src;
@@ -574,8 +582,7 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 		if (!umasks)
 			add_one(out, &pi, ei.name, NULL, ei.desc, intel);
 	}
-	if (intel)
-		apply_vendor(out);
+	apply_vendor(out);
 	pmu_sort(out);
 	pfmcat_generic_aliases(out, intel);
 	pmu_sort(out);

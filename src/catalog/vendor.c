@@ -255,3 +255,113 @@ size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const cha
 	pmu_sort(pmu);
 	return corrected;
 }
+
+struct dup {
+	size_t idx;
+	const struct lk_event *ev;
+	int rank;	/* 0: Intel names it, 1: not */
+};
+
+static int cmp_dup(const void *a, const void *b)
+{
+	const struct dup *x = a, *y = b;
+	const struct lk_event *e = x->ev, *f = y->ev;
+	if (e->perf_type != f->perf_type)
+		return e->perf_type < f->perf_type ? -1 : 1;
+	if (e->number != f->number)
+		return e->number < f->number ? -1 : 1;
+	if (e->config1 != f->config1)
+		return e->config1 < f->config1 ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	/* a fixed-only row first, then the shorter name, then by name */
+	size_t lx = strlen(e->name), ly = strlen(f->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(e->name, f->name);
+}
+
+static bool same_encoding(const struct lk_event *a, const struct lk_event *b)
+{
+	return a->perf_type == b->perf_type && a->number == b->number && a->config1 == b->config1;
+}
+
+size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t)
+{
+	size_t n = pmu->nevents;
+	struct dup *d = xcalloc(n ? n : 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		d[i].idx = i;
+		d[i].ev = &pmu->events[i];
+		d[i].rank = t && perfmon_find(t, pmu->events[i].name) ? 0 : 1;
+	}
+	qsort(d, n, sizeof(*d), cmp_dup);
+	/* keep[i]: the index of the row event i merges into (itself when kept) */
+	size_t *into = xcalloc(n ? n : 1, sizeof(*into));
+	size_t merged = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t head = i;
+		while (head > 0 && same_encoding(d[head - 1].ev, d[i].ev) && d[i].ev->perf_type != UINT32_MAX)
+			head--;
+		into[d[i].idx] = d[head].idx;
+	}
+	/* the kept row allows only the counters every merged name allows (Intel may restrict one name more) */
+	for (size_t i = 0; i < n; i++) {
+		if (into[i] == i)
+			continue;
+		struct lk_event *keep = &pmu->events[into[i]], *gone = &pmu->events[i];
+		uint64_t both = keep->counters_mask & gone->counters_mask;
+		if (keep->fixed_counter < 0 && gone->fixed_counter < 0 && both) {
+			keep->counters_mask = both;
+		} else if ((keep->fixed_counter < 0) != (gone->fixed_counter < 0)) {
+			/* one name on its fixed counter, the other on general ones (SKL CPU_CLK_UNHALTED.THREAD_ANY
+			 * and .THREAD_P_ANY): the same encoding may go to either */
+			keep->counters_mask |= gone->counters_mask;
+			keep->fixed_counter = -1;
+		}
+		if (!keep->errata && gone->errata) {
+			keep->errata = gone->errata;
+			gone->errata = NULL;
+		}
+		merged++;
+	}
+	if (!merged) {
+		free(d);
+		free(into);
+		return 0;
+	}
+	/* aliases of a merged row lead to the kept one; the merged name becomes an alias */
+	for (size_t a = 0; a < pmu->naliases; a++) {
+		const struct lk_event *target = pmu_find_exact(pmu, pmu->aliases[a].target);
+		if (!target)
+			continue;
+		size_t ti = (size_t)(target - pmu->events);
+		if (into[ti] != ti) {
+			free(pmu->aliases[a].target);
+			pmu->aliases[a].target = xstrdup(pmu->events[into[ti]].name);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (into[i] != i)
+			pmu_add_alias(pmu, pmu->events[i].name, pmu->events[into[i]].name);
+	/* compact the rows */
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct lk_event *e = &pmu->events[i];
+		if (into[i] != i) {
+			free(e->name);
+			free(e->description);
+			free(e->fallback);
+			free(e->errata);
+			free(e->unit);
+			continue;
+		}
+		pmu->events[w++] = *e;
+	}
+	pmu->nevents = w;
+	pmu->sorted = false;
+	free(d);
+	free(into);
+	pmu_sort(pmu);
+	return merged;
+}

@@ -43,6 +43,15 @@ const char *vendor_builtin(const char *model, size_t *len);
  */
 size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off);
 
+/*
+ * Rows with one encoding are one event (libpfm4 lists umask aliases as rows
+ * of their own: Skylake's 437 rows hold 343 encodings, and a plan measured
+ * each twice): the row Intel names (t may be NULL), else the shortest name,
+ * stays; the others become its aliases, their aliases follow.  The kept row
+ * allows the counters all of them allow.  Returns how many rows merged.
+ */
+size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t);
+
 /* Encoding bits compared between sources (PERFEVTSEL: event, umask, edge, any, inv, cmask). */
 #define VENDOR_FIELDS 0xffa4ffffULL
 
