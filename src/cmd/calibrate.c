@@ -10,8 +10,8 @@
  * events that failed.
  *
  * --pmu NAME calibrates a stored or libpfm4 catalogue (vendor events, tens
- * of passes); --dry-run prints the plan, one line per pass, and runs
- * nothing.  Before the passes start the number of probe runs and the
+ * of passes); --passes prints the plan, one line per pass, and runs
+ * nothing; --dry-run adds the expected time (the timed warm-ups only).  Before the passes start the number of probe runs and the
  * expected time (from timed warm-ups) are printed.  With perf, a pass the
  * kernel refuses or multiplexes is split (sched_split_pass) and measured
  * again, so no stored response is a scaled estimate.
@@ -54,7 +54,7 @@
 struct cal_opts {
 	const char *backend, *db;
 	const char *pmu;		/* --pmu NAME: a stored or libpfm4 catalogue instead of the backend's */
-	bool quick, dry_run;
+	bool quick, dry_run, passes;
 	const char *plot;		/* --plot FILE.svg */
 };
 
@@ -87,6 +87,7 @@ SET(set_db, o->db = v)
 SET(set_plot, o->plot = v)
 SET(set_pmu, o->pmu = v)
 SET(set_dry_run, o->dry_run = true)
+SET(set_passes, o->dry_run = o->passes = true)
 #undef SET
 
 static const struct opt_spec calibrate_options[] = {
@@ -96,6 +97,7 @@ static const struct opt_spec calibrate_options[] = {
 	{ "--db", NULL, true, set_db },
 	{ "--pmu", NULL, true, set_pmu },
 	{ "--dry-run", NULL, false, set_dry_run },
+	{ "--passes", NULL, false, set_passes },
 };
 
 static int parse_options(int argc, char **argv, struct cal_opts *o)
@@ -584,36 +586,92 @@ static void announce(const struct cal_run *cr, const struct cal_plan *pl, const 
 	fflush(stdout);
 }
 
+static void print_estimate(double total, bool quick)
+{
+	if (total >= 90)
+		printf("expected time: about %.0f min%s\n", total / 60, quick ? "" : " (--quick: smaller scales)");
+	else
+		printf("expected time: about %.0f s\n", total < 1 ? 1 : total);
+}
+
 /*
  * Warm-up: each probe once, unmeasured, timed; from those times the
  * expected duration of the whole calibration (a pass runs every probe at
  * 1x, 4x and the tiny baseline, in every round).
  */
-static int warm_up(struct cal_run *cr, size_t npasses, bool quick)
+static int warm_up(struct cal_run *cr, const struct cal_plan *pl, bool quick)
 {
+	size_t npasses = pl->npasses;
 	double per_pass = 0;
+	/*
+	 * Timed through the backend, on one event of the plan: under valgrind a
+	 * probe runs 50-300 times slower than natively and pays valgrind's
+	 * start-up on every run, so native warm-ups predicted 2 s for a 14 s
+	 * calibration.  Natively when the backend cannot open it.
+	 */
+	struct backend_inst bi;
+	struct lk_evsel sel;
+	struct lk_counts counts;
+	bool opened = false;
+	char err[256];
+	memset(&sel, 0, sizeof(sel));
+	if (pl->m) {
+		sel.ev = pl->order[0]->ev;
+		sel.counter = -1;
+		int counter;
+		if (sched_assign(cr->pmu, &sel.ev, 1, &counter, NULL) == 0)
+			sel.counter = counter;
+		if (backend_inst_open(&bi, cr->be, &sel, 1, err, sizeof(err)) == 0) {
+			opened = !sel.err;
+			if (!opened)
+				backend_inst_close(&bi);
+		}
+	}
 	for (size_t p = 0; p < cr->nprobes; p++) {
 		progress(cr, 0, 0, cr->scales[p].probe, "warm-up", cr->scales[p].n);
 		/* a run costs its set-up (t0, at scale 1) plus its work: baseline t0, 1x t1, 4x t0 + 4 (t1 - t0) */
 		uint64_t start = lk_now_ns();
-		if (run_probe(cr, p, cr->scales[p].n, NULL, NULL) < 0)
-			return -1;
+		if (run_probe(cr, p, cr->scales[p].n, opened ? &bi : NULL, opened ? &counts : NULL) < 0)
+			goto fail;
 		uint64_t mid = lk_now_ns();
-		if (run_probe(cr, p, 1, NULL, NULL) < 0)
-			return -1;
+		if (run_probe(cr, p, 1, opened ? &bi : NULL, opened ? &counts : NULL) < 0)
+			goto fail;
 		double t1 = (double)(mid - start) / 1e9, t0 = (double)(lk_now_ns() - mid) / 1e9;
 		t0 = t0 < t1 ? t0 : t1;
 		per_pass += (5 * t1 - 2 * t0) * cr->reps;
 	}
 	progress_clear(&cr->prog);
-	double total = per_pass * (double)npasses;
-	if (total >= 90)
-		printf("expected time: about %.0f min%s\n\n", total / 60,
-		       quick ? "" : " (--quick: smaller scales)");
-	else
-		printf("expected time: about %.0f s\n\n", total < 1 ? 1 : total);
+	if (opened)
+		backend_inst_close(&bi);
+	print_estimate(per_pass * (double)npasses, quick);
+	printf("\n");
 	fflush(stdout);
 	return 0;
+fail:
+	if (opened)
+		backend_inst_close(&bi);
+	return -1;
+}
+
+/*
+ * --dry-run: the same timed warm-ups as a real calibration (each probe once
+ * at 1x and once at scale 1, unmeasured: a second or two), so the plan comes
+ * with the time it would take.  Nothing is measured or stored.
+ */
+static void dry_run_estimate(struct cal_run *cr, const struct cal_plan *pl, bool quick)
+{
+	char err[512] = "";
+	struct runner_opts ropts = { .show_output = false, .uid = -1, .gid = -1 };
+	struct sudo_user su;
+	runner_opts_sudo(&ropts, &su);
+	if (probe_path_find(cr->probe, sizeof(cr->probe)) < 0 || runner_init(&cr->run, &ropts, err, sizeof(err)) < 0) {
+		printf("expected time: unknown (the probe program cannot run here)\n");
+		return;
+	}
+	progress_init(&cr->prog, true);
+	if (warm_up(cr, pl, quick) < 0)
+		printf("expected time: unknown (a warm-up run failed)\n");
+	runner_release(&cr->run);
 }
 
 /* Every pass, splitting the ones the kernel refuses (sched_split_pass) until each is counted whole. */
@@ -760,7 +818,7 @@ static int calibrate(struct cal_run *cr, const struct cal_opts *o, struct catalo
 	progress_init(&cr->prog, true);
 	announce(cr, pl, o);
 	int rc = EXIT_COUNTERS;
-	if (warm_up(cr, pl->npasses, o->quick) == 0 && run_passes(cr, pl) == 0) {
+	if (warm_up(cr, pl, o->quick) == 0 && run_passes(cr, pl) == 0) {
 		bool none = judge(cr, &exp, pl);
 		rc = finish(cat, cr, o, pl);
 		if (rc == 0 && none) {
@@ -820,6 +878,10 @@ int cmd_calibrate(int argc, char **argv)
 			count_runs(&cr, pl.npasses, runs, sizeof(runs));
 			printf("%zu events in %zu pass%s; a full run: %s%s\n", pl.m, pl.npasses, pl.npasses == 1 ? "" : "es",
 			       runs, o.quick ? " (quick scales)" : "");
+			if (!o.passes) {
+				fflush(stdout);
+				dry_run_estimate(&cr, &pl, o.quick);
+			}
 		} else {
 			rc = calibrate(&cr, &o, cat, &pl);
 		}

@@ -9,7 +9,7 @@ command -v sqlite3 >/dev/null || skip "no sqlite3 command"
 
 # check_plan MODEL GENERAL FIXED: each pass holds at most GENERAL + FIXED events, every event once.
 check_plan() {
-	run env LAUKA_PROBE=/nonexistent "$LAUKA" calibrate --backend perf --pmu "$1" --dry-run
+	run env LAUKA_PROBE=/nonexistent "$LAUKA" calibrate --backend perf --pmu "$1" --passes
 	expect_rc 0
 	plan=$(printf '%s\n' "$out" | grep '^pass ')
 	[ -n "$plan" ] || fail "$1: no plan: $out"
@@ -34,6 +34,15 @@ run "$LAUKA" calibrate --backend perf --pmu skl --dry-run
 [ "$(printf '%s\n' "$out" | grep '^pass ' | grep -c 'unhalted_reference_cycles\|cpu_clk_unhalted.ref_tsc')" -eq \
   "$(printf '%s\n' "$out" | grep -o 'unhalted_reference_cycles\|cpu_clk_unhalted.ref_tsc' | wc -l)" ] ||
 	fail "two reference-cycle events in one pass"
+# --dry-run is --passes plus the expected time, from the timed warm-ups (the same lines first).
+run "$LAUKA" calibrate --backend perf --pmu skl --dry-run --quick
+expect_rc 0
+expect_out '^expected time: about [0-9]* \(s\|min\)$'
+printf '%s\n' "$out" | grep '^pass ' > dry.txt
+"$LAUKA" calibrate --backend perf --pmu skl --passes --quick | grep '^pass ' | cmp -s - dry.txt || fail "--dry-run and --passes plan differently"
+run env LAUKA_PROBE=/nonexistent "$LAUKA" calibrate --backend perf --pmu skl --dry-run
+expect_rc 0
+expect_out '^expected time: unknown (the probe program cannot run here)$'
 # A dry run stores nothing.
 [ "$(sqlite3 "$LAUKA_DB" 'select count(*) from verdict')" -eq 0 ] || fail "--dry-run stored verdicts"
 

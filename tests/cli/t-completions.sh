@@ -24,6 +24,7 @@ lauka help ca|calibrate
 lauka --color a|ansi
 auto
 lauka calibrate --p|--plot
+--passes
 --pmu
 lauka counters --|$counters_long
 lauka --backend |$backends"

@@ -8,7 +8,7 @@ command -v python3 >/dev/null || skip "no python3"
 
 for m in skl icl spr; do
 	"$LAUKA" counters --pmu $m --json > $m.json || fail "$m: --json failed"
-	"$LAUKA" calibrate --backend perf --pmu $m --dry-run > $m.plan || fail "$m: --dry-run failed"
+	"$LAUKA" calibrate --backend perf --pmu $m --passes > $m.plan || fail "$m: --passes failed"
 	python3 - "$LAUKA_SRCDIR/catalog/intel-$m.json" $m.json $m.plan <<'PY' || fail "$m: differs from Intel's table"
 import json, re, sys
 intel = json.load(open(sys.argv[1]))["Events"]
