@@ -29,6 +29,7 @@
 #include "machine/backend-choice.h"
 #include "output/plot-out.h"
 #include "catalog/sched.h"
+#include "base/progress.h"
 #include "base/util.h"
 #include "machine/xctrace-slots.h"
 
@@ -39,9 +40,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct counters_opts {
-	bool details, no_headers, json, check_sources;
+	bool details, no_headers, json, check_sources, wide;
 	const char *backend, *pmu, *db, *check;
 	const char **imports;
 	size_t nimports;
@@ -53,6 +55,7 @@ struct counters_opts {
 SET(set_details, o->details = true)
 SET(set_no_headers, o->no_headers = true)
 SET(set_json, o->json = true)
+SET(set_wide, o->wide = true)
 SET(set_check_sources, o->check_sources = true)
 SET(set_backend, o->backend = v)
 SET(set_pmu, o->pmu = v)
@@ -67,6 +70,7 @@ static const struct opt_spec counters_options[] = {
 	{ "--details", "-d", false, set_details },
 	{ "--no-headers", NULL, false, set_no_headers },
 	{ "--json", NULL, false, set_json },
+	{ "--wide", NULL, false, set_wide },
 	{ "--check-sources", NULL, false, set_check_sources },
 	{ "--backend", NULL, true, set_backend },
 	{ "--pmu", NULL, true, set_pmu },
@@ -276,6 +280,95 @@ static void note_unsupported(const struct lk_pmu *p, char (*why)[160])
 	free(idx);
 }
 
+/*
+ * Print text from column `at` (the cursor is there), wrapped at width with
+ * continuation lines indented by `indent` (< width); a word longer than a
+ * line is cut.
+ */
+static void print_wrapped(const char *text, size_t at, size_t indent, size_t width)
+{
+	size_t col = at;
+	bool first = true;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t w = strcspn(p, " ");
+		if (!w)
+			break;
+		if (!first && col + 1 + w > width) {
+			printf("\n%*s", (int)indent, "");
+			col = indent;
+			first = true;
+		}
+		if (!first) {
+			putchar(' ');
+			col++;
+		}
+		while (col + w > width && width > col) {
+			size_t room = width - col;
+			printf("%.*s\n%*s", (int)room, p, (int)indent, "");
+			p += room;
+			w -= room;
+			col = indent;
+		}
+		printf("%.*s", (int)w, p);
+		col += w;
+		p += w;
+		first = false;
+	}
+	putchar('\n');
+}
+
+/* An event's description column: its text, fixed counter, notes and errata. */
+static void describe(const struct lk_pmu *p, const struct lk_event *e, struct strbuf *d)
+{
+	if (e->description)
+		strbuf_addf(d, "%s", e->description);
+	if (e->fixed_counter >= 0) {
+		/* libpfm4 catalogues number fixed counters from bit 32, as the kernel does */
+		int fc = e->fixed_counter >= PFMCAT_FIXED_BASE ? e->fixed_counter - PFMCAT_FIXED_BASE : e->fixed_counter;
+		strbuf_addf(d, "%s(fixed counter %d", d->len ? " " : "", fc);
+		if (e->fallback) {
+			char *fb = display(p, e->fallback);
+			strbuf_addf(d, "; falls back to %s", fb);
+			free(fb);
+		}
+		strbuf_addf(d, ")");
+	}
+	if (kperf_event_note(p, e))	/* F5: kpc's configurable counters are user mode only */
+		strbuf_addf(d, "%s[%s]", d->len ? " " : "", kperf_event_note(p, e));
+	if (e->errata)
+		strbuf_addf(d, "%s[errata: %s]", d->len ? " " : "", e->errata);
+}
+
+/*
+ * One row of --details.  width 0 (a pipe, a file, --wide): the whole line.
+ * On a terminal a row wider than it is wrapped: the description under its
+ * own column when the other columns leave it 20 or more; otherwise (vendor
+ * names are up to 60 characters) the row's fields wrapped from column 0 and
+ * the description below them, both indented by four.
+ */
+static void print_row(const char *cols, size_t wcols, const char *desc, size_t width)
+{
+	if (!width || wcols + strlen(desc) <= width) {
+		struct strbuf line = STRBUF_INIT;
+		strbuf_addf(&line, "%s%s", cols, desc);
+		while (line.len && line.buf[line.len - 1] == ' ')
+			line.buf[--line.len] = '\0';
+		printf("%s\n", strbuf_str(&line));
+		strbuf_release(&line);
+	} else if (wcols + 20 <= width) {
+		printf("%s", cols);
+		print_wrapped(desc, wcols, wcols, width);
+	} else {
+		print_wrapped(cols, 0, 4, width);
+		if (*desc) {
+			printf("    ");
+			print_wrapped(desc, 4, 4, width);
+		}
+	}
+}
+
 static void print_catalogue(const struct counters_opts *o, const struct lk_backend *b, const struct catalog *cat)
 {
 	const struct lk_pmu *p = catalog_pmu(cat);
@@ -313,7 +406,9 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 			printf("%s\n", names[i]);
 		goto out;
 	}
-	if (!o->no_headers) {
+	size_t width = o->wide ? 0 : term_columns(STDOUT_FILENO);
+	size_t wcols = wname + 2 + winc + 2 + (verdicts ? wver + 2 : 0) + (wenc ? wenc + 2 : 0);
+	if (!o->no_headers && (!width || wcols + 20 <= width)) {
 		printf("%-*s  %-*s  ", (int)wname, "name", (int)winc, "incompat");
 		if (verdicts)
 			printf("%-*s  ", (int)wver, "verdict");
@@ -324,23 +419,7 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	for (size_t i = 0; i < p->nevents; i++) {
 		const struct lk_event *e = &p->events[i];
 		struct strbuf d = STRBUF_INIT;
-		if (e->description)
-			strbuf_addf(&d, "%s", e->description);
-		if (e->fixed_counter >= 0) {
-			/* libpfm4 catalogues number fixed counters from bit 32, as the kernel does */
-			int fc = e->fixed_counter >= PFMCAT_FIXED_BASE ? e->fixed_counter - PFMCAT_FIXED_BASE : e->fixed_counter;
-			strbuf_addf(&d, "%s(fixed counter %d", d.len ? " " : "", fc);
-			if (e->fallback) {
-				char *fb = display(p, e->fallback);
-				strbuf_addf(&d, "; falls back to %s", fb);
-				free(fb);
-			}
-			strbuf_addf(&d, ")");
-		}
-		if (kperf_event_note(p, e))	/* F5: kpc's configurable counters are user mode only */
-			strbuf_addf(&d, "%s[%s]", d.len ? " " : "", kperf_event_note(p, e));
-		if (e->errata)
-			strbuf_addf(&d, "%s[errata: %s]", d.len ? " " : "", e->errata);
+		describe(p, e, &d);
 		struct strbuf line = STRBUF_INIT;
 		strbuf_addf(&line, "%-*s  %-*s  ", (int)wname, names[i], (int)winc, inc[i]);
 		if (verdicts) {
@@ -351,10 +430,7 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 		}
 		if (wenc)
 			strbuf_addf(&line, "%-*s  ", (int)wenc, enc[i][0] ? enc[i] : "-");
-		strbuf_addf(&line, "%s", strbuf_str(&d));
-		while (line.len && line.buf[line.len - 1] == ' ')
-			line.buf[--line.len] = '\0';
-		printf("%s\n", strbuf_str(&line));
+		print_row(strbuf_str(&line), wcols, strbuf_str(&d), width);
 		strbuf_release(&line);
 		strbuf_release(&d);
 	}

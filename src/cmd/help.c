@@ -181,6 +181,8 @@ static const char counters_usage[] =
 	"                          calibrated), the perf encoding of vendor events\n"
 	"                          (cpu/event=0xd1,umask=0x8/) and description\n"
 	"      --no-headers        leave out the header line\n"
+	"      --wide              whole lines on a terminal too (else --details\n"
+	"                          wraps to its width; pipes get whole lines)\n"
 	"      --backend NAME      whose events to list (default: best available)\n"
 	"      --pmu NAME          show another stored catalogue (e.g. a14 or as3,\n"
 	"                          once imported), or any libpfm4 model (skl, icl,\n"
