@@ -337,6 +337,11 @@ static int event_member(struct jp *j, const char *key, void *ctx)
 		e->name = xstrdup(v);
 		return 0;
 	}
+	if (!strcmp(key, "BriefDescription")) {
+		free(e->brief);
+		e->brief = *v ? xstrdup(v) : NULL;
+		return 0;
+	}
 	if (!strcmp(key, "Counter") || !strcmp(key, "CounterHTOff")) {
 		uint64_t m;
 		int fx;
@@ -502,8 +507,10 @@ int perfmon_parse(const char *text, size_t len, struct perfmon_table *out, char 
 
 void perfmon_release(struct perfmon_table *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->events[i].name);
+		free(t->events[i].brief);
+	}
 	free(t->events);
 	free(t->info);
 	free(t->version);

@@ -27,6 +27,7 @@
 
 struct perfmon_event {
 	char *name;		/* EventName as Intel spells it: INST_RETIRED.ANY */
+	char *brief;		/* BriefDescription, or NULL (lauka's shipped tables leave it out) */
 	unsigned code, umask, cmask;
 	bool inv, edge, any;
 	uint64_t counters;	/* Counter: bit i = general counter i, bit 32+n = fixed counter n */

@@ -365,3 +365,39 @@ size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t
 	pmu_sort(pmu);
 	return merged;
 }
+
+void vendor_catalog(const struct perfmon_table *t, const char *name, struct lk_pmu *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = xstrdup("perfmon");
+	out->name = xstrdup(name);
+	out->marketing_name = xstrdup(t->info ? t->info : name);
+	out->arch = xstrdup("x86_64");
+	unsigned gp = t->gp ? t->gp : 4;
+	out->config_mask = (UINT64_C(1) << (gp < 32 ? gp : 31)) - 1;
+	if (t->nfixed && t->nfixed < 32)
+		out->fixed_mask = ((UINT64_C(1) << t->nfixed) - 1) << PERFMON_FIXED_BASE;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct perfmon_event *v = &t->events[i];
+		if (v->deprecated)
+			continue;
+		struct lk_event ev = { .fixed_counter = -1, .perf_type = 4 /* PERF_TYPE_RAW */ };
+		ev.name = v->name;
+		ev.description = v->brief;
+		ev.number = linux_config(v);
+		/* the extra MSR's value (offcore response, load latency, frontend) is perf's config1 */
+		ev.config1 = v->msr_index ? v->msr_value : 0;
+		if (v->fixed >= 0) {
+			ev.counters_mask = UINT64_C(1) << (PERFMON_FIXED_BASE + v->fixed);
+			ev.fixed_counter = PERFMON_FIXED_BASE + v->fixed;
+		} else {
+			uint64_t a = v->counters & out->config_mask;
+			ev.counters_mask = a ? a : out->config_mask;
+		}
+		pmu_add_event(out, &ev);
+	}
+	pmu_sort(out);
+	vendor_merge_duplicates(out, t);
+	pfmcat_generic_aliases(out, true);
+	pmu_sort(out);
+}

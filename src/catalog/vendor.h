@@ -52,6 +52,14 @@ size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const cha
  */
 size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t);
 
+/*
+ * A catalogue of kind "perfmon" from a table alone (`lauka counters --import
+ * FILE.json`): every event not deprecated, Intel's encoding (fixed-counter
+ * pseudo-encodings as Linux opens them, an extra MSR's value as config1),
+ * counters and names; rows of one encoding merged, perf's generic names added.
+ */
+void vendor_catalog(const struct perfmon_table *t, const char *name, struct lk_pmu *out);
+
 /* Encoding bits compared between sources (PERFEVTSEL: event, umask, edge, any, inv, cmask). */
 #define VENDOR_FIELDS 0xffa4ffffULL
 

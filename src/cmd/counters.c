@@ -30,6 +30,7 @@
 #include "output/plot-out.h"
 #include "catalog/sched.h"
 #include "base/progress.h"
+#include "base/sha256.h"
 #include "base/util.h"
 #include "machine/xctrace-slots.h"
 
@@ -147,6 +148,43 @@ static int collect_files(const struct counters_opts *o, char ***files, size_t *n
 }
 
 /* Parse everything first: one bad file and nothing is imported. */
+/*
+ * An Intel perfmon event file (SKL/events/skylake_core.json) as a catalogue
+ * named after the file (skylake_core), kind perfmon (catalog/vendor.h).
+ */
+static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	char *text;
+	size_t n;
+	char e2[512];
+	int r = lk_read_file(path, 64 << 20, &text, &n);
+	if (r < 0) {
+		lk_errbuf(err, len, "cannot read '%s': %s", path, lk_strerror(r));
+		return r;
+	}
+	struct perfmon_table t;
+	if (perfmon_parse(text, n, &t, e2, sizeof(e2)) < 0) {
+		lk_errbuf(err, len, "'%s' is not an Intel perfmon event file: %s", path, e2);
+		free(text);
+		return -LK_EINVAL;
+	}
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *name = xasprintf("%.*s", (int)(strlen(base) - strlen(".json")), base);
+	vendor_catalog(&t, name, out);
+	free(out->source);
+	out->source = xstrdup(path);
+	sha256_hex(text, n, out->sha256);
+	free(name);
+	free(text);
+	perfmon_release(&t);
+	if (!out->nevents) {
+		lk_errbuf(err, len, "'%s' has no events lauka can use", path);
+		return -LK_EINVAL;
+	}
+	return 0;
+}
+
 static int do_import(const struct counters_opts *o, bool quiet)
 {
 	char **files = NULL;
@@ -165,7 +203,8 @@ static int do_import(const struct counters_opts *o, bool quiet)
 	for (size_t i = 0; i < nfiles; i++) {
 		char real[PATH_MAX];
 		const char *path = realpath(files[i], real) ? real : files[i];
-		if (kpep_parse_file(path, &pmus[i], err, sizeof(err)) < 0) {
+		if ((has_suffix(path, ".json") ? perfmon_file(path, &pmus[i], err, sizeof(err))
+					       : kpep_parse_file(path, &pmus[i], err, sizeof(err))) < 0) {
 			error("%s", err);
 			tip("nothing was imported; the database is unchanged");
 			goto out;
@@ -520,7 +559,7 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 		size_t nc = 0;
 		for (int c = 0; c < 64; c++)
 			if (m >> c & 1) {
-				if (c >= PFMCAT_FIXED_BASE && p->kind && !strcmp(p->kind, "pfm"))
+				if (c >= PFMCAT_FIXED_BASE && p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon")))
 					printf("%s\"fixed %d\"", nc++ ? ", " : "", c - PFMCAT_FIXED_BASE);
 				else
 					printf("%s%d", nc++ ? ", " : "", c);
@@ -678,7 +717,7 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 			free(fb);
 		} else if (evs[i]->counters_mask & SCHED_PAIR)
 			printf("%-*s  %d+%d\n", (int)w, name, counter[i], counter[i] + 1);	/* a counter pair */
-		else if (counter[i] >= PFMCAT_FIXED_BASE && p->kind && !strcmp(p->kind, "pfm"))
+		else if (counter[i] >= PFMCAT_FIXED_BASE && p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon")))
 			printf("%-*s  fixed %d\n", (int)w, name, counter[i] - PFMCAT_FIXED_BASE);
 		else
 			printf("%-*s  %d\n", (int)w, name, counter[i]);

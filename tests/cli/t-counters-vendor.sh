@@ -1,6 +1,7 @@
 # Vendor tables against lauka's catalogues, read by Python's own JSON parser: every Intel event of the shipped
 # SKL/ICL/SPR files (derived from intel/perfmon) resolves by Intel's name, with Intel's encoding and counters;
-# every calibration pass fits Intel's counters (a matching over Intel's Counter lists); --check-sources and --json.
+# every calibration pass fits Intel's counters (a matching over Intel's Counter lists); --check-sources and --json;
+# a user's perfmon file imported as a catalogue of its own.
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 [ "$(uname -s)" = Linux ] || skip "Linux only"
 "$LAUKA" version | grep -q '^vendor events: libpfm4' || skip "lauka built without libpfm4 (scripts/deps.sh installs libpfm4-dev)"
@@ -132,4 +133,22 @@ expect_rc 0
 run "$LAUKA" counters --pmu skl --check 'cpu/event=0xd1,umask=0x77/'
 expect_rc 1
 expect_err "unknown event 'cpu/event=0xd1,umask=0x77/'"
+
+# A perfmon file of the user's (Intel's format; here the shipped Skylake table under Intel's file name) is a
+# catalogue of its own, named after the file: Intel's counters, encodings and names.
+cp "$LAUKA_SRCDIR/catalog/intel-skl.json" skylake_core.json
+run "$LAUKA" counters --import skylake_core.json
+expect_rc 0
+expect_out "^imported skylake_core (Performance Monitoring Events for 6th Generation .* - V59, [0-9]* events) from "
+run "$LAUKA" counters --pmu skylake_core --check mem_load_retired.l1_hit,mem_load_retired.l1_miss,mem_load_retired.l2_hit,mem_load_retired.l2_miss,mem_load_retired.l3_hit
+expect_rc 2
+run "$LAUKA" counters --pmu skylake_core --check 'INST_RETIRED.ANY,cycles,r20d1,uops_retired.total_cycles'
+expect_rc 0
+run "$LAUKA" counters --pmu skylake_core --details
+printf '%s\n' "$out" | grep -q '^uops_retired.total_cycles  .*cpu/event=0xc2,umask=0x2,inv,cmask=16/' || fail "imported encoding"
+printf '{"Events":[{"EventName":"A","Counter":"0"}' > cut.json
+run "$LAUKA" counters --import cut.json
+expect_rc 2
+expect_err "^error: '.*/cut.json' is not an Intel perfmon event file: line 1: expected ',' or ']'"
+expect_err "^tip: nothing was imported"
 exit 0
