@@ -514,7 +514,7 @@ bool pfmcat_known(const char *name, char *model, size_t len)
  * The vendor's table lauka ships for this model, laid over libpfm4's rows,
  * and rows of one encoding merged into one (catalog/vendor.h).
  */
-static void apply_vendor(struct lk_pmu *out)
+static void apply_vendor(struct lk_pmu *out, bool smt_off)
 {
 	size_t len;
 	const char *text = vendor_builtin(out->name, &len);
@@ -530,7 +530,7 @@ static void apply_vendor(struct lk_pmu *out)
 	for (char *c = model; *c; c++)
 		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
 	char *label = xasprintf("Intel's table (%s V%s)", model, t.version ? t.version : "?");
-	vendor_apply(out, &t, label, false);
+	vendor_apply(out, &t, label, smt_off);
 	vendor_merge_duplicates(out, &t);
 	char *src = xasprintf("%s + %s", out->source, label);
 	free(out->source);
@@ -541,6 +541,11 @@ static void apply_vendor(struct lk_pmu *out)
 }
 
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
+{
+	return pfmcat_catalog_smt(model, false, out, err, len);
+}
+
+int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char *err, size_t len)
 {
 	memset(out, 0, sizeof(*out));
 	char hex[65];
@@ -582,7 +587,7 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 		if (!umasks)
 			add_one(out, &pi, ei.name, NULL, ei.desc, intel);
 	}
-	apply_vendor(out);
+	apply_vendor(out, smt_off);
 	pmu_sort(out);
 	pfmcat_generic_aliases(out, intel);
 	pmu_sort(out);
@@ -636,6 +641,12 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 	(void)model;
 	memset(out, 0, sizeof(*out));
 	return absent(err, len);
+}
+
+int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char *err, size_t len)
+{
+	(void)smt_off;
+	return pfmcat_catalog(model, out, err, len);
 }
 
 #endif

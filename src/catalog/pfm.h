@@ -59,6 +59,12 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len);
 
 /* The whole catalogue of a model (kind "pfm", sorted, sha256 = the fingerprint). */
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len);
+/*
+ * The same with SMT (Hyper-Threading) off when smt_off: the vendor's
+ * figures for a core to itself (Skylake's CounterHTOff: 8 counters, most
+ * events on any of them) instead of per thread with SMT on.
+ */
+int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char *err, size_t len);
 
 /*
  * Does any libpfm4 core model have an event of this name (EVENT.UMASK,

@@ -54,7 +54,7 @@
 struct cal_opts {
 	const char *backend, *db;
 	const char *pmu;		/* --pmu NAME: a stored or libpfm4 catalogue instead of the backend's */
-	bool quick, dry_run, passes;
+	bool quick, dry_run, passes, smt_off;
 	const char *plot;		/* --plot FILE.svg */
 };
 
@@ -86,6 +86,18 @@ SET(set_backend, o->backend = v)
 SET(set_db, o->db = v)
 SET(set_plot, o->plot = v)
 SET(set_pmu, o->pmu = v)
+
+/* --smt on|off: a libpfm4 model's counters per thread with SMT on (the default) or per core with it off */
+static int set_smt(void *ctx, const char *v)
+{
+	struct cal_opts *o = ctx;
+	if (strcmp(v, "on") && strcmp(v, "off")) {
+		error("--smt takes 'on' or 'off', not '%s'", v);
+		return -1;
+	}
+	o->smt_off = !strcmp(v, "off");
+	return 0;
+}
 SET(set_dry_run, o->dry_run = true)
 SET(set_passes, o->dry_run = o->passes = true)
 #undef SET
@@ -96,6 +108,7 @@ static const struct opt_spec calibrate_options[] = {
 	{ "--plot", NULL, true, set_plot },
 	{ "--db", NULL, true, set_db },
 	{ "--pmu", NULL, true, set_pmu },
+	{ "--smt", NULL, true, set_smt },
 	{ "--dry-run", NULL, false, set_dry_run },
 	{ "--passes", NULL, false, set_passes },
 };
@@ -771,7 +784,7 @@ static int finish(struct catalog *cat, const struct cal_run *cr, const struct ca
 static int open_catalogue(const struct cal_opts *o, struct cal_run *cr, struct catalog **cat)
 {
 	char err[1024] = "";
-	struct catalog_opts copts = { .db_path = o->db, .pmu_name = o->pmu };
+	struct catalog_opts copts = { .db_path = o->db, .pmu_name = o->pmu, .smt_off = o->smt_off };
 	int r = catalog_open(cat, cr->be, &copts, err, sizeof(err));
 	if (r < 0) {
 		error("cannot load the %s event catalogue: %s", o->pmu ? o->pmu : cr->be->name, err);

@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 struct counters_opts {
-	bool details, no_headers, json, check_sources, wide;
+	bool details, no_headers, json, check_sources, wide, smt_off;
 	const char *backend, *pmu, *db, *check;
 	const char **imports;
 	size_t nimports;
@@ -60,6 +60,18 @@ SET(set_wide, o->wide = true)
 SET(set_check_sources, o->check_sources = true)
 SET(set_backend, o->backend = v)
 SET(set_pmu, o->pmu = v)
+
+/* --smt on|off: a libpfm4 model's counters per thread with SMT on (the default) or per core with it off */
+static int set_smt(void *ctx, const char *v)
+{
+	struct counters_opts *o = ctx;
+	if (strcmp(v, "on") && strcmp(v, "off")) {
+		error("--smt takes 'on' or 'off', not '%s'", v);
+		return -1;
+	}
+	o->smt_off = !strcmp(v, "off");
+	return 0;
+}
 SET(set_db, o->db = v)
 SET(set_plot, o->plot = v)
 SET(set_check, o->check = v)
@@ -75,6 +87,7 @@ static const struct opt_spec counters_options[] = {
 	{ "--check-sources", NULL, false, set_check_sources },
 	{ "--backend", NULL, true, set_backend },
 	{ "--pmu", NULL, true, set_pmu },
+	{ "--smt", NULL, true, set_smt },
 	{ "--db", NULL, true, set_db },
 	{ "--plot", NULL, true, set_plot },
 	{ "--check", NULL, true, set_check },
@@ -765,7 +778,7 @@ int cmd_counters(int argc, char **argv)
 
 	struct catalog *cat = NULL;
 	/* a listing only reads: it does not wait on another lauka's write (machine/catalog.h) */
-	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu, .read_only = true };
+	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu, .read_only = true, .smt_off = o.smt_off };
 	char err[1024];
 	r = catalog_open(&cat, b, &copts, err, sizeof(err));
 	if (r < 0) {

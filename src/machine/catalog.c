@@ -286,8 +286,9 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 	}
 	char hex[65], e2[256];
 	if (want && (!name || lk_strcasecmp(want, name)) && pfmcat_fingerprint(want, hex, e2, sizeof(e2)) == 0) {
-		/* any libpfm4 model, present or not, is imported on demand */
-		r = load_pfm(cat->db, want, &cat->pmu, err, len);
+		/* any libpfm4 model, present or not, is imported on demand; with SMT off it is built for this run */
+		r = opts->smt_off ? pfmcat_catalog_smt(want, true, &cat->pmu, err, len)
+				  : load_pfm(cat->db, want, &cat->pmu, err, len);
 	} else if (want && (!name || lk_strcasecmp(want, name))) {
 		r = db_load_pmu(cat->db, NULL, want, &cat->pmu, err, len);
 		if (r == -LK_ENOENT)

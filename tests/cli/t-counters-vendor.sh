@@ -126,6 +126,22 @@ run "$LAUKA" counters --pmu amd64_fam19h_zen4 --check retired_sse_avx_flops.any,
 expect_rc 0
 expect_out '^retired_sse_avx_flops.any  *[024]+[135]$'
 
+# SMT: Skylake's four counters per thread (Intel's Counter) by default, eight with --smt off (CounterHTOff), where
+# the mem_load_retired events stay on 0-3 (CounterHTOff "0,1,2,3").
+five='uops_issued.any,uops_executed.thread,br_inst_retired.all_branches,br_misp_retired.all_branches,idq.dsb_uops'
+run "$LAUKA" counters --pmu skl --check "$five"
+expect_rc 2
+run "$LAUKA" counters --pmu skl --smt off --check "$five"
+expect_rc 0
+run "$LAUKA" counters --pmu skl --smt off --check mem_load_retired.l1_hit,mem_load_retired.l1_miss,mem_load_retired.l2_hit,mem_load_retired.l2_miss,mem_load_retired.l3_hit
+expect_rc 2
+on=$("$LAUKA" calibrate --backend perf --pmu skl --passes | grep -c '^pass ')
+off=$("$LAUKA" calibrate --backend perf --pmu skl --smt off --passes | grep -c '^pass ')
+[ "$off" -lt "$on" ] || fail "SMT off plans no fewer passes: $off, on: $on"
+run "$LAUKA" counters --pmu skl --smt sometimes
+expect_rc 1
+expect_err "^error: --smt takes 'on' or 'off'"
+
 # The names users type: Intel's, libpfm4's, perf's generic and raw forms reach one row each.
 run "$LAUKA" counters --pmu skl --check 'INST_RETIRED.ANY,cpu_clk_unhalted.thread,cycles,cpu/event=0xd1,umask=0x20/,r20d1,MEM_LOAD_RETIRED:L3_MISS,skl::mem_load_retired:l3_miss'
 expect_rc 0
