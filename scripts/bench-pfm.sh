@@ -44,7 +44,7 @@ bench "import $model into a new database" \
 "$lauka" counters --pmu "$model" >/dev/null
 bench "counters --pmu $model --details (goal: < 10 ms)" "$lauka counters --pmu $model --details"
 bench "counters --pmu $model (names only)" "$lauka counters --pmu $model"
-bench "calibrate --backend perf --pmu $model --dry-run (the plan)" "$lauka calibrate --backend perf --pmu $model --dry-run"
+bench "calibrate --backend perf --pmu $model --passes (the plan)" "$lauka calibrate --backend perf --pmu $model --passes"
 
 # Side by side with another build (issue 27: the vendor tables must not slow the listing or the plan down):
 #   OLD=/path/to/old/lauka scripts/bench-pfm.sh
@@ -55,9 +55,13 @@ if [ -n "${OLD:-}" ] && command -v hyperfine >/dev/null; then
 	for m in skl icl spr amd64_fam19h_zen4; do
 		"$lauka" counters --db "$tmp/new.db" --pmu "$m" >/dev/null
 		"$OLD" counters --db "$tmp/old.db" --pmu "$m" >/dev/null
-		for what in "counters --pmu $m --details" "calibrate --backend perf --pmu $m --dry-run"; do
+		# the plan alone: --passes (a --dry-run now also times the probes' warm-ups); older builds had only --dry-run
+		plan=--passes
+		"$OLD" help calibrate | grep -q -- '--passes' || plan=--dry-run
+		for what in "counters --pmu $m --details" "calibrate --backend perf --pmu $m --passes"; do
+			old_what=$(echo "$what" | sed "s/--passes/$plan/")
 			hyperfine -N --style basic --warmup 3 --runs "$runs" --export-json "$tmp/cmp.json" \
-				"$lauka ${what%% *} --db $tmp/new.db ${what#* }" "$OLD ${what%% *} --db $tmp/old.db ${what#* }" >/dev/null 2>&1
+				"$lauka ${what%% *} --db $tmp/new.db ${what#* }" "$OLD ${old_what%% *} --db $tmp/old.db ${old_what#* }" >/dev/null 2>&1
 			python3 - "$tmp/cmp.json" "$what" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
