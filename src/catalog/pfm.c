@@ -589,7 +589,9 @@ int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char
 	}
 	apply_vendor(out, smt_off);
 	pmu_sort(out);
-	pfmcat_generic_aliases(out, intel);
+	/* perf's generic names by x86 encoding: not on Arm models (their event 0x3c is no cycle counter) */
+	if (strncmp(pi.name, "arm", 3))
+		pfmcat_generic_aliases(out, intel);
 	pmu_sort(out);
 	return 0;
 }
