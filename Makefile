@@ -128,7 +128,7 @@ LAUKA    := $(BUILD)/lauka
 
 # Data in catalog/ is embedded: catalog/foo.tsv becomes $(BUILD)/gen/foo.tsv.inc,
 # a C array named foo_tsv.
-CATALOG_DATA := $(filter-out catalog/README.md,$(wildcard catalog/*.sql catalog/*.tsv))
+CATALOG_DATA := $(filter-out catalog/README.md,$(wildcard catalog/*.sql catalog/*.tsv catalog/*.json))
 GEN          := $(CATALOG_DATA:catalog/%=$(BUILD)/gen/%.inc)
 
 UNIT_TEST_SRC  := $(wildcard tests/check_*.c)

@@ -24,8 +24,8 @@ fi
 now() { date +%s%N; }
 echo "machine: $(uname -sm), $(nproc 2>/dev/null || sysctl -n hw.ncpu) cpus; lauka $("$L" version | head -n 1 | cut -d' ' -f2-)"
 echo
-echo "| backend | scales | wall time | events | validated | failed | silent | unsupported |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| backend | scales | wall time | expected (printed) | measured / expected | events | validated | failed | silent | unsupported |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for b in $backends; do
 	for q in "" --quick; do
 		db="$tmp/$b$q.db"
@@ -35,11 +35,15 @@ for b in $backends; do
 			s=$(grep -E '^[0-9]+ events: ' "$tmp/out")
 			n=$(echo "$s" | sed 's/ events:.*//')
 			num() { echo "$s" | sed -n "s/.* \([0-9]*\) $1.*/\1/p"; }
-			printf '| %s | %s | %.1f s | %s | %s | %s | %s | %s |\n' "$b" "${q:-default}" \
-				"$(echo "$t0 $t1" | awk '{print ($2 - $1) / 1e9}')" "$n" "$(num validated)" \
-				"$(num failed)" "$(num silent)" "$(num unsupported)"
+			# the estimate calibrate printed before its passes (issue 27: within 2x of the wall time)
+			est=$(sed -n 's/^expected time: about \([0-9]*\) \(s\|min\).*/\1 \2/p' "$tmp/out" |
+				awk '{ print $2 == "min" ? $1 * 60 : $1 }')
+			wall=$(echo "$t0 $t1" | awk '{print ($2 - $1) / 1e9}')
+			printf '| %s | %s | %.1f s | %s s | %s | %s | %s | %s | %s | %s |\n' "$b" "${q:-default}" "$wall" \
+				"${est:-?}" "$(echo "$wall ${est:-0}" | awk '{ if ($2 > 0) printf "%.2f", $1 / $2; else print "?" }')" \
+				"$n" "$(num validated)" "$(num failed)" "$(num silent)" "$(num unsupported)"
 		else
-			printf '| %s | %s | failed: %s | | | | | |\n' "$b" "${q:-default}" "$(head -n 1 "$tmp/err")"
+			printf '| %s | %s | failed: %s | | | | | | | |\n' "$b" "${q:-default}" "$(head -n 1 "$tmp/err")"
 		fi
 	done
 done

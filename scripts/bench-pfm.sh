@@ -44,4 +44,30 @@ bench "import $model into a new database" \
 "$lauka" counters --pmu "$model" >/dev/null
 bench "counters --pmu $model --details (goal: < 10 ms)" "$lauka counters --pmu $model --details"
 bench "counters --pmu $model (names only)" "$lauka counters --pmu $model"
-bench "calibrate --backend perf --pmu $model --dry-run (the plan)" "$lauka calibrate --backend perf --pmu $model --dry-run"
+bench "calibrate --backend perf --pmu $model --passes (the plan)" "$lauka calibrate --backend perf --pmu $model --passes"
+
+# Side by side with another build (issue 27: the vendor tables must not slow the listing or the plan down):
+#   OLD=/path/to/old/lauka scripts/bench-pfm.sh
+# Each binary reads its own database (their fingerprints differ); hyperfine runs both commands in one
+# invocation and each line gives new/old, the ratio of the means.
+if [ -n "${OLD:-}" ] && command -v hyperfine >/dev/null; then
+	[ -x "$OLD" ] || { echo "error: OLD='$OLD' is not an executable" >&2; exit 1; }
+	for m in skl icl spr amd64_fam19h_zen4; do
+		"$lauka" counters --db "$tmp/new.db" --pmu "$m" >/dev/null
+		"$OLD" counters --db "$tmp/old.db" --pmu "$m" >/dev/null
+		# the plan alone: --passes (a --dry-run now also times the probes' warm-ups); older builds had only --dry-run
+		plan=--passes
+		"$OLD" help calibrate | grep -q -- '--passes' || plan=--dry-run
+		for what in "counters --pmu $m --details" "calibrate --backend perf --pmu $m --passes"; do
+			old_what=$(echo "$what" | sed "s/--passes/$plan/")
+			hyperfine -N --style basic --warmup 3 --runs "$runs" --export-json "$tmp/cmp.json" \
+				"$lauka ${what%% *} --db $tmp/new.db ${what#* }" "$OLD ${old_what%% *} --db $tmp/old.db ${old_what#* }" >/dev/null 2>&1
+			python3 - "$tmp/cmp.json" "$what" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+new, old = r[0]["mean"] * 1e3, r[1]["mean"] * 1e3
+print("%-55s new %7.2f ms  old %7.2f ms  new/old %.2f" % (sys.argv[2], new, old, new / old))
+PY
+		done
+	done
+fi

@@ -9,6 +9,9 @@
  * present one, which is how the tests stand in for hardware.
  */
 #include "catalog/pfm.h"
+#include "catalog/perfmon.h"
+#include "catalog/sched.h"
+#include "catalog/vendor.h"
 #include "base/error.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -19,7 +22,7 @@
 #include <string.h>
 
 /* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
-#define PFMCAT_FORMAT 1
+#define PFMCAT_FORMAT 3
 
 char *pfmcat_event_name(const char *event, const char *umask)
 {
@@ -48,6 +51,34 @@ void pfmcat_counters(bool intel, uint64_t config, unsigned ngp, unsigned nfixed,
 			*mask = gp | bit;
 		}
 	}
+}
+
+bool pfmcat_amd_pairs(const char *model)
+{
+	/* Linux amd_core_pmu_init(): PMU_FL_PAIR from family 17h on (Zen and later). */
+	static const char *const fam[] = { "amd64_fam17h", "amd64_fam19h", "amd64_fam1ah" };
+	for (size_t i = 0; model && i < ARRAY_SIZE(fam); i++)
+		if (!strncmp(model, fam[i], strlen(fam[i])))
+			return true;
+	return false;
+}
+
+uint64_t pfmcat_pair_mask(uint64_t config, unsigned ngp)
+{
+	/*
+	 * Linux arch/x86/events/amd/core.c, amd_is_pair_event_code(): event
+	 * 0x003 (Retired SSE/AVX FLOPs, a "large increment per cycle" event)
+	 * is counted by an even counter merged with the odd one after it
+	 * (pair_constraint: even counters, PERF_X86_EVENT_PAIR).  The event
+	 * number is 12 bits: bits 0-7 and 32-35 of the encoding.
+	 */
+	unsigned code = (unsigned)(config & 0xff) | (unsigned)((config >> 32) & 0xf) << 8;
+	if (code != 0x003)
+		return 0;
+	uint64_t even = 0;
+	for (unsigned i = 0; i + 1 < ngp && i < 32; i += 2)
+		even |= UINT64_C(1) << i;
+	return even | SCHED_PAIR;
 }
 
 void pfmcat_perf_string(bool intel, uint64_t config, uint64_t config1, char *buf, size_t len)
@@ -95,6 +126,176 @@ void pfmcat_arm_perf_string(const char *device, uint64_t config, char *buf, size
 		snprintf(buf, len, "r%" PRIx64, config & 0xffff);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int pfmcat_host_counters(unsigned *gp, unsigned *fixed)
+{
+	*gp = *fixed = 0;
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return -1;
+	bool amd = b == 0x68747541;	/* "AuthenticAMD" */
+	if (!amd && a >= 0xa) {
+		/* Intel SDM 3B 20.2 (architectural performance monitoring): CPUID.0AH EAX[15:8] general
+		 * counters per logical processor (4 on a Skylake with Hyper-Threading on, 8 with it off),
+		 * EDX[4:0] fixed counters.  A hypervisor that virtualises no PMU reports 0. */
+		__cpuid_count(0xa, 0, a, b, c, d);
+		*gp = (a >> 8) & 0xff;
+		*fixed = (a & 0xff) > 1 ? d & 0x1f : 0;
+		return *gp ? 0 : -1;
+	}
+	if (amd && __get_cpuid(0x80000000, &a, &b, &c, &d)) {
+		unsigned max = a;
+		/* AMD APM 3, CPUID Fn8000_0022 (PerfMonV2): EBX[3:0] core counters; else Fn8000_0001
+		 * ECX[23] PerfCtrExtCore: 6 counters; else the legacy 4. */
+		if (max >= 0x80000022) {
+			__cpuid(0x80000022, a, b, c, d);
+			if (a & 1) {
+				*gp = b & 0xf;
+				return *gp ? 0 : -1;
+			}
+		}
+		if (max >= 0x80000001) {
+			__cpuid(0x80000001, a, b, c, d);
+			*gp = (c >> 23) & 1 ? 6 : 4;
+			return 0;
+		}
+	}
+#endif
+	return -1;
+}
+
+/* One term of perf's cpu/.../ form into config; -1 for a term lauka does not know. */
+static int raw_term(const char *t, size_t n, bool intel, uint64_t *config, uint64_t *config1)
+{
+	char key[16];
+	const char *eq = memchr(t, '=', n);
+	size_t kl = eq ? (size_t)(eq - t) : n;
+	if (!kl || kl >= sizeof(key))
+		return -1;
+	memcpy(key, t, kl);
+	key[kl] = '\0';
+	uint64_t v = 1;
+	if (eq) {
+		char num[32];
+		size_t vl = n - kl - 1;
+		if (!vl || vl >= sizeof(num))
+			return -1;
+		memcpy(num, eq + 1, vl);
+		num[vl] = '\0';
+		char *end;
+		v = strtoull(num, &end, 0);
+		if (*end || num[0] == '-')
+			return -1;
+	}
+	/* perf's format terms for the x86 core PMU (/sys/bus/event_source/devices/cpu/format) */
+	static const struct { const char *key; unsigned shift; uint64_t max; } f[] = {
+		{ "umask", 8, 0xff }, { "edge", 18, 1 }, { "inv", 23, 1 }, { "cmask", 24, 0xff },
+	};
+	if (!strcmp(key, "event")) {
+		if (v > (intel ? 0xffULL : 0xfffULL))
+			return -1;
+		*config |= (v & 0xff) | ((v >> 8) & 0xf) << 32;
+		return 0;
+	}
+	if (!strcmp(key, "any") && intel && v <= 1) {
+		*config |= v << 21;
+		return 0;
+	}
+	if (!strcmp(key, "config")) {
+		*config |= v;
+		return 0;
+	}
+	if (!strcmp(key, "config1")) {
+		*config1 |= v;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		if (!strcmp(key, f[i].key) && v <= f[i].max) {
+			*config |= v << f[i].shift;
+			return 0;
+		}
+	return -1;
+}
+
+int pfmcat_parse_raw(const char *s, bool intel, uint64_t *config, uint64_t *config1)
+{
+	*config = *config1 = 0;
+	size_t n = strlen(s);
+	if (n >= 2 && (s[0] == 'r' || s[0] == 'R') && n <= 17) {
+		/* perf's rNNNN: the raw config in hex (perf-list(1), "raw hardware event descriptor") */
+		char *end;
+		uint64_t v = strtoull(s + 1, &end, 16);
+		bool hex = true;
+		for (const char *c = s + 1; *c; c++)
+			hex &= (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') || (*c >= 'A' && *c <= 'F');
+		if (hex && !*end) {
+			*config = v;
+			return 0;
+		}
+		return -1;
+	}
+	if (n < 6 || strncmp(s, "cpu/", 4) || s[n - 1] != '/')
+		return -1;
+	const char *p = s + 4, *end = s + n - 1;
+	bool any = false;
+	while (p < end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		size_t len = c ? (size_t)(c - p) : (size_t)(end - p);
+		if (raw_term(p, len, intel, config, config1) < 0)
+			return -1;
+		any = true;
+		p += len + (c ? 1 : 0);
+	}
+	return any ? 0 : -1;
+}
+
+const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name)
+{
+	const struct lk_event *e = pmu_find(pmu, name);
+	uint64_t config, config1;
+	if (e || pfmcat_parse_raw(name, pfmcat_is_intel(pmu), &config, &config1) < 0)
+		return e;
+	for (size_t i = 0; i < pmu->nevents; i++)
+		if (pmu->events[i].perf_type == 4 /* PERF_TYPE_RAW */ && pmu->events[i].number == config &&
+		    pmu->events[i].config1 == config1)
+			return &pmu->events[i];
+	return NULL;
+}
+
+void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel)
+{
+	/*
+	 * perf's generic hardware names as the kernel maps them on this vendor
+	 * (Linux intel_perfmon_event_map: Intel's architectural events, SDM 3B
+	 * table "UnHalted Core Cycles" ...; AMD family 17h+: PPR events 0x76
+	 * cycles not in halt, 0xc0 retired instructions, 0xc2/0xc3 retired
+	 * branches / mispredicted), each an alias of the row of that encoding.
+	 */
+	static const struct { const char *name; uint64_t intel, amd; } g[] = {
+		{ "cycles", 0x003c, 0x0076 }, { "cpu-cycles", 0x003c, 0x0076 },
+		{ "instructions", 0x00c0, 0x00c0 },
+		{ "branches", 0x00c4, 0x00c2 }, { "branch-instructions", 0x00c4, 0x00c2 },
+		{ "branch-misses", 0x00c5, 0x00c3 },
+		{ "cache-references", 0x4f2e, 0 }, { "cache-misses", 0x412e, 0 },
+		{ "ref-cycles", 0x0300, 0 }, { "bus-cycles", 0x013c, 0 },
+	};
+	size_t n = pmu->nevents;
+	for (size_t k = 0; k < ARRAY_SIZE(g); k++) {
+		uint64_t want = intel ? g[k].intel : g[k].amd;
+		if (!want || pmu_find(pmu, g[k].name))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (pmu->events[i].number == want && !pmu->events[i].config1) {
+				pmu_add_alias(pmu, g[k].name, pmu->events[i].name);
+				break;
+			}
+	}
+}
+
 bool pfmcat_is_intel(const struct lk_pmu *pmu)
 {
 	return pmu && pmu->name && strncmp(pmu->name, "amd", 3) != 0;
@@ -133,6 +334,15 @@ bool pfmcat_available(void)
 	return true;
 }
 
+/*
+ * LIBPFM_FORCE_PMU as it was when lauka started, or NULL.  libpfm4 itself,
+ * when forced, initialises that one model only, so `--pmu icl` would find
+ * no Ice Lake on a machine pretending to be a Skylake; lauka therefore hides
+ * the variable from pfm_initialize() and applies it itself: the forced model
+ * is the one present one (pfmcat_present), every table stays readable.
+ */
+static char *forced_model;
+
 /* Initialise once, with inactive models encodable, leaving the environment as it was. */
 static int init(char *err, size_t len)
 {
@@ -141,8 +351,14 @@ static int init(char *err, size_t len)
 		goto done;
 	const char *old = getenv("LIBPFM_ENCODE_INACTIVE");
 	char *saved = old ? xstrdup(old) : NULL;
+	const char *force = getenv("LIBPFM_FORCE_PMU");
+	forced_model = force && *force ? xstrdup(force) : NULL;
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	if (forced_model)
+		unsetenv("LIBPFM_FORCE_PMU");
 	state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+	if (forced_model)
+		setenv("LIBPFM_FORCE_PMU", forced_model, 1);
 	if (saved)
 		setenv("LIBPFM_ENCODE_INACTIVE", saved, 1);
 	else
@@ -204,7 +420,7 @@ int pfmcat_present(char ***names, size_t *n, char *err, size_t len)
 	pfm_pmu_t p;
 	pfm_for_all_pmus(p) {
 		pfm_pmu_info_t pi;
-		if (!core_info(p, &pi) || !pi.is_present)
+		if (!core_info(p, &pi) || (forced_model ? strcmp(pi.name, forced_model) : !pi.is_present))
 			continue;
 		*names = xrealloc(*names, (*n + 1) * sizeof(**names));
 		(*names)[(*n)++] = xstrdup(pi.name);
@@ -222,8 +438,19 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len)
 		lk_errbuf(err, len, "libpfm4 %s has no PMU model named '%s'", pfmcat_version(), model);
 		return -LK_ENOENT;
 	}
-	char *s = xasprintf("pfm %d;%s;%s;%d;%d;%d", PFMCAT_FORMAT, pfmcat_version(), pi.name, pi.nevents,
-			    pi.num_cntrs, pi.num_fixed_cntrs);
+	size_t vlen;
+	const char *vtext = vendor_builtin(pi.name, &vlen);
+	/* FNV-1a of the shipped table: it changes with the binary, so change detection is all it needs,
+	 * and every listing computes it (a SHA-256 of SKL's 92 KB cost a millisecond). */
+	char vhex[65] = "";
+	if (vtext) {
+		uint64_t h = UINT64_C(0xcbf29ce484222325);
+		for (size_t i = 0; i < vlen; i++)
+			h = (h ^ (unsigned char)vtext[i]) * UINT64_C(0x100000001b3);
+		snprintf(vhex, sizeof(vhex), "%016" PRIx64 "-%zu", h, vlen);
+	}
+	char *s = xasprintf("pfm %d;%s;%s;%d;%d;%d;%s", PFMCAT_FORMAT, pfmcat_version(), pi.name, pi.nevents,
+			    pi.num_cntrs, pi.num_fixed_cntrs, vhex);
 	sha256_hex(s, strlen(s), hex);
 	free(s);
 	return 0;
@@ -260,6 +487,9 @@ static void add_one(struct lk_pmu *out, const pfm_pmu_info_t *pi, const char *ev
 	ev.description = (char *)desc;
 	pfmcat_counters(intel, ev.number, (unsigned)pi->num_cntrs, (unsigned)pi->num_fixed_cntrs,
 			&ev.counters_mask, &ev.fixed_counter);
+	uint64_t pair = !intel && pfmcat_amd_pairs(pi->name) ? pfmcat_pair_mask(ev.number, (unsigned)pi->num_cntrs) : 0;
+	if (pair)
+		ev.counters_mask = pair;
 	pmu_add_event(out, &ev);
 	/* libpfm4's spellings: EVENT:UMASK and model::EVENT:UMASK */
 	char *colon = umask ? xasprintf("%s:%s", event, umask) : NULL;
@@ -293,21 +523,62 @@ bool pfmcat_known(const char *name, char *model, size_t len)
 	if (dot && !strchr(event, ':'))
 		*dot = ':';	/* EVENT.UMASK is libpfm4's EVENT:UMASK */
 	bool found = false;
-	pfm_pmu_t p;
-	pfm_for_all_pmus(p) {
-		pfm_pmu_info_t pi;
-		if (!core_info(p, &pi) || (want && lk_strcasecmp(want, pi.name)) || !encodes(pi.name, event))
-			continue;
-		snprintf(model, len, "%s", pi.name);
-		found = true;
-		break;
+	/* the model this CPU is (or LIBPFM_FORCE_PMU pretends) first, then any */
+	for (int round = 0; round < 2 && !found; round++) {
+		pfm_pmu_t p;
+		pfm_for_all_pmus(p) {
+			pfm_pmu_info_t pi;
+			if (!core_info(p, &pi) || (want && lk_strcasecmp(want, pi.name)))
+				continue;
+			bool here = forced_model ? !strcmp(pi.name, forced_model) : pi.is_present;
+			if ((round == 0) != here || !encodes(pi.name, event))
+				continue;
+			snprintf(model, len, "%s", pi.name);
+			found = true;
+			break;
+		}
 	}
 	free(want);
 	free(event);
 	return found;
 }
 
+/*
+ * The vendor's table lauka ships for this model, laid over libpfm4's rows,
+ * and rows of one encoding merged into one (catalog/vendor.h).
+ */
+static void apply_vendor(struct lk_pmu *out, bool smt_off)
+{
+	size_t len;
+	const char *text = vendor_builtin(out->name, &len);
+	struct perfmon_table t;
+	char err[256];
+	if (!text || perfmon_parse(text, len, &t, err, sizeof(err)) < 0) {
+		/* no table (AMD, older Intel), or one that does not parse (check_vendor.c says they all do) */
+		pmu_sort(out);
+		vendor_merge_duplicates(out, NULL);
+		return;
+	}
+	char *model = xstrdup(out->name);
+	for (char *c = model; *c; c++)
+		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+	char *label = xasprintf("Intel's table (%s V%s)", model, t.version ? t.version : "?");
+	vendor_apply(out, &t, label, smt_off);
+	vendor_merge_duplicates(out, &t);
+	char *src = xasprintf("%s + %s", out->source, label);
+	free(out->source);
+	out->source = src;
+	free(label);
+	free(model);
+	perfmon_release(&t);
+}
+
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
+{
+	return pfmcat_catalog_smt(model, false, out, err, len);
+}
+
+int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char *err, size_t len)
 {
 	memset(out, 0, sizeof(*out));
 	char hex[65];
@@ -349,6 +620,11 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 		if (!umasks)
 			add_one(out, &pi, ei.name, NULL, ei.desc, intel);
 	}
+	apply_vendor(out, smt_off);
+	pmu_sort(out);
+	/* perf's generic names by x86 encoding: not on Arm models (their event 0x3c is no cycle counter) */
+	if (strncmp(pi.name, "arm", 3))
+		pfmcat_generic_aliases(out, intel);
 	pmu_sort(out);
 	return 0;
 }
@@ -400,6 +676,12 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 	(void)model;
 	memset(out, 0, sizeof(*out));
 	return absent(err, len);
+}
+
+int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char *err, size_t len)
+{
+	(void)smt_off;
+	return pfmcat_catalog(model, out, err, len);
 }
 
 #endif

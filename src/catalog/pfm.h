@@ -59,6 +59,12 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len);
 
 /* The whole catalogue of a model (kind "pfm", sorted, sha256 = the fingerprint). */
 int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len);
+/*
+ * The same with SMT (Hyper-Threading) off when smt_off: the vendor's
+ * figures for a core to itself (Skylake's CounterHTOff: 8 counters, most
+ * events on any of them) instead of per thread with SMT on.
+ */
+int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char *err, size_t len);
 
 /*
  * Bounds on a name given to libpfm4 (pfmcat_known checks them first): at
@@ -106,6 +112,33 @@ bool pfmcat_is_arm(const char *model);
  * (armv8_pmuv3_0, armv8_pmuv3, armv8_cortex_a57: its sysfs name), "r8" without one.
  */
 void pfmcat_arm_perf_string(const char *device, uint64_t config, char *buf, size_t len);
+
+/* Does this libpfm4 model pair counters for AMD's "large increment" events (family 17h on)? */
+bool pfmcat_amd_pairs(const char *model);
+/*
+ * For such a model, the counters mask of an AMD event of encoding config
+ * with ngp general counters: even counters | SCHED_PAIR (catalog/sched.h) when
+ * it takes a pair (event 0x003), else 0.
+ */
+uint64_t pfmcat_pair_mask(uint64_t config, unsigned ngp);
+
+/*
+ * This CPU's own counters per logical processor from CPUID (x86: Intel leaf
+ * 0xA, AMD 0x80000022 / 0x80000001): 0, or -1 when unknown (no x86, or a
+ * hypervisor that reports none).
+ */
+int pfmcat_host_counters(unsigned *gp, unsigned *fixed);
+
+/*
+ * perf's raw spellings of an event: "r20d1" (the config in hex) and
+ * "cpu/event=0xd1,umask=0x20/" (terms event, umask, edge, inv, any, cmask,
+ * config, config1).  0, or -1 when s is neither.
+ */
+int pfmcat_parse_raw(const char *s, bool intel, uint64_t *config, uint64_t *config1);
+/* A name as pmu_find() resolves it, else a raw spelling resolved to the row of that encoding; NULL when neither. */
+const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name);
+/* perf's generic names (cycles, instructions, branch-misses, ...) as aliases of the rows of their encodings. */
+void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel);
 
 /* Intel's field layout (not AMD's, by the model's name) for a catalogue's raw encodings. */
 bool pfmcat_is_intel(const struct lk_pmu *pmu);

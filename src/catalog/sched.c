@@ -20,6 +20,7 @@ struct item {
 	size_t idx;		/* index into the caller's evs */
 	uint64_t allowed;	/* counters it may use */
 	int prefer;		/* its fixed counter, or -1 */
+	bool pair;		/* takes even counter c of allowed and c + 1 (SCHED_PAIR) */
 	const struct lk_event *ev;
 };
 
@@ -40,7 +41,7 @@ static uint64_t available(const struct lk_pmu *pmu)
 /* Counters an event may use: its mask, and for a fixed event its fallback's mask too. */
 static uint64_t allowed_of(const struct lk_pmu *pmu, const struct lk_event *ev, int *prefer)
 {
-	uint64_t m = ev->counters_mask;
+	uint64_t m = ev->counters_mask & ~SCHED_PAIR;
 	*prefer = -1;
 	if (ev->fixed_counter >= 0 && ev->fixed_counter < NCOUNTERS) {
 		/*
@@ -51,7 +52,7 @@ static uint64_t allowed_of(const struct lk_pmu *pmu, const struct lk_event *ev, 
 		*prefer = ev->fixed_counter;
 		const struct lk_event *fb = ev->fallback ? pmu_find_exact(pmu, ev->fallback) : NULL;
 		if (fb && fb->fixed_counter < 0)
-			m |= fb->counters_mask;
+			m |= fb->counters_mask & ~SCHED_PAIR;
 	}
 	return m & available(pmu);
 }
@@ -80,6 +81,14 @@ static size_t collect(const struct lk_pmu *pmu, const struct lk_event *const *ev
 		it[k].idx = i;
 		it[k].ev = evs[i];
 		it[k].allowed = allowed_of(pmu, evs[i], &it[k].prefer);
+		it[k].pair = (evs[i]->counters_mask & SCHED_PAIR) && evs[i]->fixed_counter < 0;
+		if (it[k].pair) {	/* an even counter whose odd partner exists */
+			uint64_t a = available(pmu), even = 0;
+			for (int c = 0; c + 1 < NCOUNTERS; c += 2)
+				if ((it[k].allowed >> c & 1) && (a >> (c + 1) & 1))
+					even |= UINT64_C(1) << c;
+			it[k].allowed = even;
+		}
 		k++;
 	}
 	qsort(it, k, sizeof(*it), cmp_item);
@@ -131,10 +140,97 @@ static size_t match(const struct item *it, const size_t *sel, size_t n, struct m
 	return got;
 }
 
+/*
+ * With pair events (SCHED_PAIR) a set is no longer a plain bipartite
+ * matching: each pair event is placed on an even counter and its partner
+ * (depth-first, at most NCOUNTERS / 2 of them fit), and the single-counter
+ * events are matched on the counters left.  Pairs are few (AMD event
+ * 0x003's umasks, 6 counters), so the search stays small.
+ */
+static bool place_pairs(const struct item *it, const size_t *pairs, size_t np, size_t k, uint64_t used,
+			const size_t *singles, size_t ns, struct matching *m)
+{
+	if (k == np) {
+		struct item *tmp = xcalloc(ns ? ns : 1, sizeof(*tmp));
+		size_t *sel = xcalloc(ns ? ns : 1, sizeof(*sel));
+		for (size_t i = 0; i < ns; i++) {
+			tmp[i] = it[singles[i]];
+			tmp[i].allowed &= ~used;
+			if (tmp[i].prefer >= 0 && (used >> tmp[i].prefer & 1))
+				tmp[i].prefer = -1;
+			sel[i] = i;
+		}
+		bool ok = match(tmp, sel, ns, m) == ns;
+		if (ok)	/* back to the caller's item indices */
+			for (int c = 0; c < NCOUNTERS; c++)
+				if (m->owner[c] >= 0)
+					m->owner[c] = (int)singles[m->owner[c]];
+		free(tmp);
+		free(sel);
+		return ok;
+	}
+	const struct item *p = &it[pairs[k]];
+	for (int c = 0; c + 1 < NCOUNTERS; c += 2) {
+		uint64_t two = UINT64_C(3) << c;
+		if (!(p->allowed >> c & 1) || (used & two))
+			continue;
+		if (place_pairs(it, pairs, np, k + 1, used | two, singles, ns, m)) {
+			m->owner[c] = m->owner[c + 1] = (int)pairs[k];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* match() for any items, pairs included: true when every item got its counter(s). */
+static bool match_all(const struct item *it, const size_t *sel, size_t n, struct matching *m)
+{
+	size_t np = 0;
+	for (size_t i = 0; i < n; i++)
+		np += it[sel[i]].pair;
+	if (!np)
+		return match(it, sel, n, m) == n;
+	if (np > NCOUNTERS / 2)
+		return false;
+	size_t *pairs = xcalloc(np, sizeof(*pairs)), *singles = xcalloc(n, sizeof(*singles)), ns = 0;
+	np = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (it[sel[i]].pair)
+			pairs[np++] = sel[i];
+		else
+			singles[ns++] = sel[i];
+	}
+	bool ok = place_pairs(it, pairs, np, 0, 0, singles, ns, m);
+	free(pairs);
+	free(singles);
+	return ok;
+}
+
 static bool fits(const struct item *it, const size_t *sel, size_t n)
 {
 	struct matching m;
-	return match(it, sel, n, &m) == n;
+	return match_all(it, sel, n, &m);
+}
+
+/* A conflicting subset minimal by inclusion, by deletion (sets with pair events, where Hall's bound does not hold). */
+static size_t irreducible_conflict(const struct item *it, size_t n, size_t *out)
+{
+	size_t nk = n;
+	size_t *trial = xcalloc(n ? n : 1, sizeof(*trial));
+	for (size_t i = 0; i < n; i++)
+		out[i] = i;
+	for (size_t r = nk; r-- > 0;) {
+		size_t nt = 0;
+		for (size_t j = 0; j < nk; j++)
+			if (j != r)
+				trial[nt++] = out[j];
+		if (!fits(it, trial, nt)) {
+			memcpy(out, trial, nt * sizeof(*trial));
+			nk = nt;
+		}
+	}
+	free(trial);
+	return nk;
 }
 
 /* Next k-combination of 0..n-1 in lexicographic order; false after the last. */
@@ -250,14 +346,17 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
 		conflict->n = 0;
 	struct matching m;
 	int rc = 0;
-	if (match(it, sel, k, &m) == k) {
-		for (int c = 0; c < NCOUNTERS; c++)
-			if (m.owner[c] >= 0)
+	bool pairs = false;
+	for (size_t i = 0; i < k; i++)
+		pairs |= it[i].pair;
+	if (match_all(it, sel, k, &m)) {
+		for (int c = 0; c < NCOUNTERS; c++)	/* a pair event is shown on its even counter */
+			if (m.owner[c] >= 0 && counter[it[m.owner[c]].idx] < 0)
 				counter[it[m.owner[c]].idx] = c;
 	} else {
 		rc = -LK_ESCHED;
 		size_t *sub = xcalloc(k, sizeof(*sub));
-		size_t ns = smallest_conflict(it, k, sub);
+		size_t ns = pairs ? irreducible_conflict(it, k, sub) : smallest_conflict(it, k, sub);
 		if (conflict) {
 			for (size_t i = 0; i < ns && conflict->n < SCHED_MAX_CONFLICT; i++)
 				conflict->idx[conflict->n++] = it[sub[i]].idx;
@@ -270,34 +369,64 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
 	return rc;
 }
 
+/*
+ * Greedy, most constrained first: each event goes into the first pass it
+ * fits.  A pass keeps its matching, so adding an event is one augmenting
+ * search (a failed search changes no owner); only passes holding pair
+ * events are matched again from scratch.
+ */
 size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n, size_t *pass_of)
 {
-	struct item *it = xcalloc(n, sizeof(*it));
+	struct item *it = xcalloc(n ? n : 1, sizeof(*it));
 	size_t k = collect(pmu, evs, n, it);
 	size_t npass = n ? 1 : 0;
 	for (size_t i = 0; i < n; i++)
 		pass_of[i] = 0;
+	struct pass {
+		struct matching m;
+		size_t *items, nitems;
+		bool pairs;
+	} *ps = xcalloc(k + 1, sizeof(*ps));
+	size_t nps = 0;
 	size_t *sel = xcalloc(k + 1, sizeof(*sel));
-	size_t *pass_item = xcalloc(k + 1, sizeof(*pass_item));
 	for (size_t i = 0; i < k; i++) {
 		size_t p;
-		for (p = 0;; p++) {
-			size_t ns = 0;
-			for (size_t j = 0; j < i; j++)
-				if (pass_item[j] == p)
-					sel[ns++] = j;
-			sel[ns++] = i;
-			/* An event that fits nowhere on its own still needs a pass of its own. */
-			if (p >= npass || fits(it, sel, ns))
+		for (p = 0; p < nps; p++) {
+			struct pass *q = &ps[p];
+			bool ok;
+			if (!q->pairs && !it[i].pair) {
+				q->m.stamp++;
+				ok = augment(&q->m, it, i);
+			} else {
+				memcpy(sel, q->items, q->nitems * sizeof(*sel));
+				sel[q->nitems] = i;
+				struct matching m;
+				ok = match_all(it, sel, q->nitems + 1, &m);
+			}
+			if (ok)
 				break;
 		}
-		pass_item[i] = p;
+		if (p == nps) {	/* a new pass; an event that fits nowhere on its own still needs one */
+			struct pass *q = &ps[nps++];
+			memset(q->m.seen, 0, sizeof(q->m.seen));
+			q->m.stamp = 1;
+			for (int c = 0; c < NCOUNTERS; c++)
+				q->m.owner[c] = -1;
+			if (!it[i].pair)
+				augment(&q->m, it, i);
+		}
+		struct pass *q = &ps[p];
+		q->items = xrealloc(q->items, (q->nitems + 1) * sizeof(*q->items));
+		q->items[q->nitems++] = i;
+		q->pairs |= it[i].pair;
 		if (p + 1 > npass)
 			npass = p + 1;
 		pass_of[it[i].idx] = p;
 	}
+	for (size_t p = 0; p < nps; p++)
+		free(ps[p].items);
+	free(ps);
 	free(sel);
-	free(pass_item);
 	free(it);
 	return npass;
 }
@@ -376,8 +505,8 @@ void sched_groups_init(const struct lk_pmu *pmu, struct sched_groups *g)
 	uint64_t *m = xcalloc(pmu->nevents + 1, sizeof(*m));
 	size_t n = 0;
 	for (size_t i = 0; i < pmu->nevents; i++)
-		if (pmu->events[i].counters_mask)
-			m[n++] = pmu->events[i].counters_mask;
+		if (pmu->events[i].counters_mask & ~SCHED_PAIR)
+			m[n++] = pmu->events[i].counters_mask & ~SCHED_PAIR;
 	qsort(m, n, sizeof(*m), cmp_u64);
 	size_t d = 0;
 	size_t *cnt = xcalloc(n + 1, sizeof(*cnt));
@@ -437,8 +566,9 @@ const char *sched_incompat_in(const struct sched_groups *g, const struct lk_even
 	char tmp[24];
 	const char *prev = NULL;
 	size_t ng = 0;
-	for (size_t i = 0; ev->counters_mask && i < g->n; i++) {
-		if (ev->counters_mask & ~g->mask[i])
+	uint64_t mask = ev->counters_mask & ~SCHED_PAIR;
+	for (size_t i = 0; mask && i < g->n; i++) {
+		if (mask & ~g->mask[i])
 			continue;
 		ng++;
 		const char *l = group_label(popcount(g->mask[i]), tmp, sizeof(tmp));

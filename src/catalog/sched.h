@@ -45,6 +45,13 @@
 
 #define SCHED_MAX_CONFLICT 16
 
+/*
+ * Bit 63 of an event's counters_mask: the event takes two counters, the
+ * even counter c of its mask and c + 1 (AMD family 17h and later merge a
+ * counter pair for event 0x003, catalog/pfm.h).  Never a counter itself.
+ */
+#define SCHED_PAIR (UINT64_C(1) << 63)
+
 struct sched_conflict {
 	size_t idx[SCHED_MAX_CONFLICT];	/* indices into evs, ascending */
 	size_t n;

@@ -10,8 +10,8 @@
  * events that failed.
  *
  * --pmu NAME calibrates a stored or libpfm4 catalogue (vendor events, tens
- * of passes); --dry-run prints the plan, one line per pass, and runs
- * nothing.  Before the passes start the number of probe runs and the
+ * of passes); --passes prints the plan, one line per pass, and runs
+ * nothing; --dry-run adds the expected time (the timed warm-ups only).  Before the passes start the number of probe runs and the
  * expected time (from timed warm-ups) are printed.  With perf, a pass the
  * kernel refuses or multiplexes is split (sched_split_pass) and measured
  * again, so no stored response is a scaled estimate.
@@ -55,7 +55,7 @@
 struct cal_opts {
 	const char *backend, *db;
 	const char *pmu;		/* --pmu NAME: a stored or libpfm4 catalogue instead of the backend's */
-	bool quick, dry_run;
+	bool quick, dry_run, passes, smt_off;
 	const char *plot;		/* --plot FILE.svg */
 };
 
@@ -87,7 +87,20 @@ SET(set_backend, o->backend = v)
 SET(set_db, o->db = v)
 SET(set_plot, o->plot = v)
 SET(set_pmu, o->pmu = v)
+
+/* --smt on|off: a libpfm4 model's counters per thread with SMT on (the default) or per core with it off */
+static int set_smt(void *ctx, const char *v)
+{
+	struct cal_opts *o = ctx;
+	if (strcmp(v, "on") && strcmp(v, "off")) {
+		error("--smt takes 'on' or 'off', not '%s'", v);
+		return -1;
+	}
+	o->smt_off = !strcmp(v, "off");
+	return 0;
+}
 SET(set_dry_run, o->dry_run = true)
+SET(set_passes, o->dry_run = o->passes = true)
 #undef SET
 
 static const struct opt_spec calibrate_options[] = {
@@ -96,7 +109,9 @@ static const struct opt_spec calibrate_options[] = {
 	{ "--plot", NULL, true, set_plot },
 	{ "--db", NULL, true, set_db },
 	{ "--pmu", NULL, true, set_pmu },
+	{ "--smt", NULL, true, set_smt },
 	{ "--dry-run", NULL, false, set_dry_run },
+	{ "--passes", NULL, false, set_passes },
 };
 
 static int parse_options(int argc, char **argv, struct cal_opts *o)
@@ -585,36 +600,92 @@ static void announce(const struct cal_run *cr, const struct cal_plan *pl, const 
 	fflush(stdout);
 }
 
+static void print_estimate(double total, bool quick)
+{
+	if (total >= 90)
+		printf("expected time: about %.0f min%s\n", total / 60, quick ? "" : " (--quick: smaller scales)");
+	else
+		printf("expected time: about %.0f s\n", total < 1 ? 1 : total);
+}
+
 /*
  * Warm-up: each probe once, unmeasured, timed; from those times the
  * expected duration of the whole calibration (a pass runs every probe at
  * 1x, 4x and the tiny baseline, in every round).
  */
-static int warm_up(struct cal_run *cr, size_t npasses, bool quick)
+static int warm_up(struct cal_run *cr, const struct cal_plan *pl, bool quick)
 {
+	size_t npasses = pl->npasses;
 	double per_pass = 0;
+	/*
+	 * Timed through the backend, on one event of the plan: under valgrind a
+	 * probe runs 50-300 times slower than natively and pays valgrind's
+	 * start-up on every run, so native warm-ups predicted 2 s for a 14 s
+	 * calibration.  Natively when the backend cannot open it.
+	 */
+	struct backend_inst bi;
+	struct lk_evsel sel;
+	struct lk_counts counts;
+	bool opened = false;
+	char err[256];
+	memset(&sel, 0, sizeof(sel));
+	if (pl->m) {
+		sel.ev = pl->order[0]->ev;
+		sel.counter = -1;
+		int counter;
+		if (sched_assign(cr->pmu, &sel.ev, 1, &counter, NULL) == 0)
+			sel.counter = counter;
+		if (backend_inst_open(&bi, cr->be, &sel, 1, err, sizeof(err)) == 0) {
+			opened = !sel.err;
+			if (!opened)
+				backend_inst_close(&bi);
+		}
+	}
 	for (size_t p = 0; p < cr->nprobes; p++) {
 		progress(cr, 0, 0, cr->scales[p].probe, "warm-up", cr->scales[p].n);
 		/* a run costs its set-up (t0, at scale 1) plus its work: baseline t0, 1x t1, 4x t0 + 4 (t1 - t0) */
 		uint64_t start = lk_now_ns();
-		if (run_probe(cr, p, cr->scales[p].n, NULL, NULL) < 0)
-			return -1;
+		if (run_probe(cr, p, cr->scales[p].n, opened ? &bi : NULL, opened ? &counts : NULL) < 0)
+			goto fail;
 		uint64_t mid = lk_now_ns();
-		if (run_probe(cr, p, 1, NULL, NULL) < 0)
-			return -1;
+		if (run_probe(cr, p, 1, opened ? &bi : NULL, opened ? &counts : NULL) < 0)
+			goto fail;
 		double t1 = (double)(mid - start) / 1e9, t0 = (double)(lk_now_ns() - mid) / 1e9;
 		t0 = t0 < t1 ? t0 : t1;
 		per_pass += (5 * t1 - 2 * t0) * cr->reps;
 	}
 	progress_clear(&cr->prog);
-	double total = per_pass * (double)npasses;
-	if (total >= 90)
-		printf("expected time: about %.0f min%s\n\n", total / 60,
-		       quick ? "" : " (--quick: smaller scales)");
-	else
-		printf("expected time: about %.0f s\n\n", total < 1 ? 1 : total);
+	if (opened)
+		backend_inst_close(&bi);
+	print_estimate(per_pass * (double)npasses, quick);
+	printf("\n");
 	fflush(stdout);
 	return 0;
+fail:
+	if (opened)
+		backend_inst_close(&bi);
+	return -1;
+}
+
+/*
+ * --dry-run: the same timed warm-ups as a real calibration (each probe once
+ * at 1x and once at scale 1, unmeasured: a second or two), so the plan comes
+ * with the time it would take.  Nothing is measured or stored.
+ */
+static void dry_run_estimate(struct cal_run *cr, const struct cal_plan *pl, bool quick)
+{
+	char err[512] = "";
+	struct runner_opts ropts = { .show_output = false, .uid = -1, .gid = -1 };
+	struct sudo_user su;
+	runner_opts_sudo(&ropts, &su);
+	if (probe_path_find(cr->probe, sizeof(cr->probe)) < 0 || runner_init(&cr->run, &ropts, err, sizeof(err)) < 0) {
+		printf("expected time: unknown (the probe program cannot run here)\n");
+		return;
+	}
+	progress_init(&cr->prog, true);
+	if (warm_up(cr, pl, quick) < 0)
+		printf("expected time: unknown (a warm-up run failed)\n");
+	runner_release(&cr->run);
 }
 
 /* Every pass, splitting the ones the kernel refuses (sched_split_pass) until each is counted whole. */
@@ -649,8 +720,8 @@ static int run_passes(struct cal_run *cr, struct cal_plan *pl)
 	return r;
 }
 
-/* Verdicts for every event, the table, the reasons and the summary line. */
-static void judge(const struct cal_run *cr, const struct calib_expectations *exp, struct cal_plan *pl)
+/* Verdicts for every event, the table, the reasons and the summary line; true when nothing was counted. */
+static bool judge(const struct cal_run *cr, const struct calib_expectations *exp, struct cal_plan *pl)
 {
 	size_t nval = 0, nfail = 0, nsilent = 0, nlin = 0, nunsup = 0, nunsched = 0;
 	const char *names[CALIB_MAX_PROBES];
@@ -675,6 +746,16 @@ static void judge(const struct cal_run *cr, const struct calib_expectations *exp
 	printf("%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), %zu unsupported, "
 	       "%zu unschedulable\n", pl->n, nval, nfail, nsilent, nlin, nunsup, nunsched);
 	fflush(stdout);
+	return pl->n && nunsup + nunsched == pl->n;
+}
+
+/* The reason the first uncounted event gave (every event had one: nothing was counted). */
+static const char *nothing_counted_why(const struct cal_plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->evs[i].state != CALIB_MEASURED && pl->evs[i].why[0])
+			return pl->evs[i].why;
+	return "every event was refused";
 }
 
 /* Store the verdicts and draw the plot; the exit code. */
@@ -704,7 +785,7 @@ static int finish(struct catalog *cat, const struct cal_run *cr, const struct ca
 static int open_catalogue(const struct cal_opts *o, struct cal_run *cr, struct catalog **cat)
 {
 	char err[1024] = "";
-	struct catalog_opts copts = { .db_path = o->db, .pmu_name = o->pmu };
+	struct catalog_opts copts = { .db_path = o->db, .pmu_name = o->pmu, .smt_off = o->smt_off };
 	int r = catalog_open(cat, cr->be, &copts, err, sizeof(err));
 	if (r < 0) {
 		error("cannot load the %s event catalogue: %s", o->pmu ? o->pmu : cr->be->name, err);
@@ -760,9 +841,16 @@ static int calibrate(struct cal_run *cr, const struct cal_opts *o, struct catalo
 	progress_init(&cr->prog, true);
 	announce(cr, pl, o);
 	int rc = EXIT_COUNTERS;
-	if (warm_up(cr, pl->npasses, o->quick) == 0 && run_passes(cr, pl) == 0) {
-		judge(cr, &exp, pl);
+	if (warm_up(cr, pl, o->quick) == 0 && run_passes(cr, pl) == 0) {
+		bool none = judge(cr, &exp, pl);
 		rc = finish(cat, cr, o, pl);
+		if (rc == 0 && none) {
+			/* Verdicts of "unsupported" are facts worth keeping, but a calibration that counted
+			 * nothing did not succeed. */
+			error("nothing could be counted on this machine with the %s backend: %s", cr->be->name,
+			      nothing_counted_why(pl));
+			rc = EXIT_COUNTERS;
+		}
 	} else {
 		progress_clear(&cr->prog);
 		if (runner_interrupted) {
@@ -816,6 +904,10 @@ int cmd_calibrate(int argc, char **argv)
 			count_runs(&cr, pl.npasses, runs, sizeof(runs));
 			printf("%zu events in %zu pass%s; a full run: %s%s\n", pl.m, pl.npasses, pl.npasses == 1 ? "" : "es",
 			       runs, o.quick ? " (quick scales)" : "");
+			if (!o.passes) {
+				fflush(stdout);
+				dry_run_estimate(&cr, &pl, o.quick);
+			}
 		} else {
 			rc = calibrate(&cr, &o, cat, &pl);
 		}

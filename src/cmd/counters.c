@@ -21,11 +21,16 @@
 #include "catalog/db.h"
 #include "base/error.h"
 #include "catalog/kpep.h"
+#include "catalog/perfmon.h"
 #include "catalog/pfm.h"
+#include "catalog/vendor.h"
+#include "output/export.h"
 #include "cmd/options.h"
 #include "machine/backend-choice.h"
 #include "output/plot-out.h"
 #include "catalog/sched.h"
+#include "base/progress.h"
+#include "base/sha256.h"
 #include "base/util.h"
 #include "machine/xctrace-slots.h"
 
@@ -36,9 +41,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct counters_opts {
-	bool details, no_headers;
+	bool details, no_headers, json, check_sources, wide, smt_off;
 	const char *backend, *pmu, *db, *check;
 	const char **imports;
 	size_t nimports;
@@ -49,8 +55,23 @@ struct counters_opts {
 	static int fn(void *ctx, const char *v) { struct counters_opts *o = ctx; (void)v; stmt; return 0; }
 SET(set_details, o->details = true)
 SET(set_no_headers, o->no_headers = true)
+SET(set_json, o->json = true)
+SET(set_wide, o->wide = true)
+SET(set_check_sources, o->check_sources = true)
 SET(set_backend, o->backend = v)
 SET(set_pmu, o->pmu = v)
+
+/* --smt on|off: a libpfm4 model's counters per thread with SMT on (the default) or per core with it off */
+static int set_smt(void *ctx, const char *v)
+{
+	struct counters_opts *o = ctx;
+	if (strcmp(v, "on") && strcmp(v, "off")) {
+		error("--smt takes 'on' or 'off', not '%s'", v);
+		return -1;
+	}
+	o->smt_off = !strcmp(v, "off");
+	return 0;
+}
 SET(set_db, o->db = v)
 SET(set_plot, o->plot = v)
 SET(set_check, o->check = v)
@@ -61,8 +82,12 @@ SET(set_import, o->imports = xrealloc(o->imports, (o->nimports + 1) * sizeof(*o-
 static const struct opt_spec counters_options[] = {
 	{ "--details", "-d", false, set_details },
 	{ "--no-headers", NULL, false, set_no_headers },
+	{ "--json", NULL, false, set_json },
+	{ "--wide", NULL, false, set_wide },
+	{ "--check-sources", NULL, false, set_check_sources },
 	{ "--backend", NULL, true, set_backend },
 	{ "--pmu", NULL, true, set_pmu },
+	{ "--smt", NULL, true, set_smt },
 	{ "--db", NULL, true, set_db },
 	{ "--plot", NULL, true, set_plot },
 	{ "--check", NULL, true, set_check },
@@ -136,6 +161,43 @@ static int collect_files(const struct counters_opts *o, char ***files, size_t *n
 }
 
 /* Parse everything first: one bad file and nothing is imported. */
+/*
+ * An Intel perfmon event file (SKL/events/skylake_core.json) as a catalogue
+ * named after the file (skylake_core), kind perfmon (catalog/vendor.h).
+ */
+static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	char *text;
+	size_t n;
+	char e2[512];
+	int r = lk_read_file(path, 64 << 20, &text, &n);
+	if (r < 0) {
+		lk_errbuf(err, len, "cannot read '%s': %s", path, lk_strerror(r));
+		return r;
+	}
+	struct perfmon_table t;
+	if (perfmon_parse(text, n, &t, e2, sizeof(e2)) < 0) {
+		lk_errbuf(err, len, "'%s' is not an Intel perfmon event file: %s", path, e2);
+		free(text);
+		return -LK_EINVAL;
+	}
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *name = xasprintf("%.*s", (int)(strlen(base) - strlen(".json")), base);
+	vendor_catalog(&t, name, out);
+	free(out->source);
+	out->source = xstrdup(path);
+	sha256_hex(text, n, out->sha256);
+	free(name);
+	free(text);
+	perfmon_release(&t);
+	if (!out->nevents) {
+		lk_errbuf(err, len, "'%s' has no events lauka can use", path);
+		return -LK_EINVAL;
+	}
+	return 0;
+}
+
 static int do_import(const struct counters_opts *o, bool quiet)
 {
 	char **files = NULL;
@@ -154,7 +216,8 @@ static int do_import(const struct counters_opts *o, bool quiet)
 	for (size_t i = 0; i < nfiles; i++) {
 		char real[PATH_MAX];
 		const char *path = realpath(files[i], real) ? real : files[i];
-		if (kpep_parse_file(path, &pmus[i], err, sizeof(err)) < 0) {
+		if ((has_suffix(path, ".json") ? perfmon_file(path, &pmus[i], err, sizeof(err))
+					       : kpep_parse_file(path, &pmus[i], err, sizeof(err))) < 0) {
 			error("%s", err);
 			tip("nothing was imported; the database is unchanged");
 			goto out;
@@ -287,6 +350,95 @@ static void note_unsupported(const struct lk_pmu *p, char (*why)[160])
 	free(idx);
 }
 
+/*
+ * Print text from column `at` (the cursor is there), wrapped at width with
+ * continuation lines indented by `indent` (< width); a word longer than a
+ * line is cut.
+ */
+static void print_wrapped(const char *text, size_t at, size_t indent, size_t width)
+{
+	size_t col = at;
+	bool first = true;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t w = strcspn(p, " ");
+		if (!w)
+			break;
+		if (!first && col + 1 + w > width) {
+			printf("\n%*s", (int)indent, "");
+			col = indent;
+			first = true;
+		}
+		if (!first) {
+			putchar(' ');
+			col++;
+		}
+		while (col + w > width && width > col) {
+			size_t room = width - col;
+			printf("%.*s\n%*s", (int)room, p, (int)indent, "");
+			p += room;
+			w -= room;
+			col = indent;
+		}
+		printf("%.*s", (int)w, p);
+		col += w;
+		p += w;
+		first = false;
+	}
+	putchar('\n');
+}
+
+/* An event's description column: its text, fixed counter, notes and errata. */
+static void describe(const struct lk_pmu *p, const struct lk_event *e, struct strbuf *d)
+{
+	if (e->description)
+		strbuf_addf(d, "%s", e->description);
+	if (e->fixed_counter >= 0) {
+		/* libpfm4 catalogues number fixed counters from bit 32, as the kernel does */
+		int fc = e->fixed_counter >= PFMCAT_FIXED_BASE ? e->fixed_counter - PFMCAT_FIXED_BASE : e->fixed_counter;
+		strbuf_addf(d, "%s(fixed counter %d", d->len ? " " : "", fc);
+		if (e->fallback) {
+			char *fb = display(p, e->fallback);
+			strbuf_addf(d, "; falls back to %s", fb);
+			free(fb);
+		}
+		strbuf_addf(d, ")");
+	}
+	if (kperf_event_note(p, e))	/* F5: kpc's configurable counters are user mode only */
+		strbuf_addf(d, "%s[%s]", d->len ? " " : "", kperf_event_note(p, e));
+	if (e->errata)
+		strbuf_addf(d, "%s[errata: %s]", d->len ? " " : "", e->errata);
+}
+
+/*
+ * One row of --details.  width 0 (a pipe, a file, --wide): the whole line.
+ * On a terminal a row wider than it is wrapped: the description under its
+ * own column when the other columns leave it 20 or more; otherwise (vendor
+ * names are up to 60 characters) the row's fields wrapped from column 0 and
+ * the description below them, both indented by four.
+ */
+static void print_row(const char *cols, size_t wcols, const char *desc, size_t width)
+{
+	if (!width || wcols + strlen(desc) <= width) {
+		struct strbuf line = STRBUF_INIT;
+		strbuf_addf(&line, "%s%s", cols, desc);
+		while (line.len && line.buf[line.len - 1] == ' ')
+			line.buf[--line.len] = '\0';
+		printf("%s\n", strbuf_str(&line));
+		strbuf_release(&line);
+	} else if (wcols + 20 <= width) {
+		printf("%s", cols);
+		print_wrapped(desc, wcols, wcols, width);
+	} else {
+		print_wrapped(cols, 0, 4, width);
+		if (*desc) {
+			printf("    ");
+			print_wrapped(desc, 4, 4, width);
+		}
+	}
+}
+
 static void print_catalogue(const struct counters_opts *o, const struct lk_backend *b, const struct catalog *cat)
 {
 	const struct lk_pmu *p = catalog_pmu(cat);
@@ -324,7 +476,9 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 			printf("%s\n", names[i]);
 		goto out;
 	}
-	if (!o->no_headers) {
+	size_t width = o->wide ? 0 : term_columns(STDOUT_FILENO);
+	size_t wcols = wname + 2 + winc + 2 + (verdicts ? wver + 2 : 0) + (wenc ? wenc + 2 : 0);
+	if (!o->no_headers && (!width || wcols + 20 <= width)) {
 		printf("%-*s  %-*s  ", (int)wname, "name", (int)winc, "incompat");
 		if (verdicts)
 			printf("%-*s  ", (int)wver, "verdict");
@@ -335,23 +489,7 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	for (size_t i = 0; i < p->nevents; i++) {
 		const struct lk_event *e = &p->events[i];
 		struct strbuf d = STRBUF_INIT;
-		if (e->description)
-			strbuf_addf(&d, "%s", e->description);
-		if (e->fixed_counter >= 0) {
-			/* libpfm4 catalogues number fixed counters from bit 32, as the kernel does */
-			int fc = e->fixed_counter >= PFMCAT_FIXED_BASE ? e->fixed_counter - PFMCAT_FIXED_BASE : e->fixed_counter;
-			strbuf_addf(&d, "%s(fixed counter %d", d.len ? " " : "", fc);
-			if (e->fallback) {
-				char *fb = display(p, e->fallback);
-				strbuf_addf(&d, "; falls back to %s", fb);
-				free(fb);
-			}
-			strbuf_addf(&d, ")");
-		}
-		if (kperf_event_note(p, e))	/* F5: kpc's configurable counters are user mode only */
-			strbuf_addf(&d, "%s[%s]", d.len ? " " : "", kperf_event_note(p, e));
-		if (e->errata)
-			strbuf_addf(&d, "%s[errata: %s]", d.len ? " " : "", e->errata);
+		describe(p, e, &d);
 		struct strbuf line = STRBUF_INIT;
 		strbuf_addf(&line, "%-*s  %-*s  ", (int)wname, names[i], (int)winc, inc[i]);
 		if (verdicts) {
@@ -362,10 +500,7 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 		}
 		if (wenc)
 			strbuf_addf(&line, "%-*s  ", (int)wenc, enc[i][0] ? enc[i] : "-");
-		strbuf_addf(&line, "%s", strbuf_str(&d));
-		while (line.len && line.buf[line.len - 1] == ' ')
-			line.buf[--line.len] = '\0';
-		printf("%s\n", strbuf_str(&line));
+		print_row(strbuf_str(&line), wcols, strbuf_str(&d), width);
 		strbuf_release(&line);
 		strbuf_release(&d);
 	}
@@ -381,6 +516,154 @@ out:
 	free(why);
 }
 
+/* The vendor table lauka lays over this libpfm4 catalogue (catalog/vendor.h); false when it has none. */
+static bool vendor_table(const struct lk_pmu *p, struct perfmon_table *t)
+{
+	size_t len;
+	const char *text = p->kind && !strcmp(p->kind, "pfm") ? vendor_builtin(p->name, &len) : NULL;
+	char err[256];
+	return text && perfmon_parse(text, len, t, err, sizeof(err)) == 0;
+}
+
+static int cmp_alias_target(const void *a, const void *b)
+{
+	const struct lk_alias *x = *(const struct lk_alias *const *)a, *y = *(const struct lk_alias *const *)b;
+	int c = strcmp(x->target, y->target);
+	return c ? c : strcmp(x->alias, y->alias);
+}
+
+/* The catalogue's aliases sorted by target, so that each row's are found by bisection. */
+static const struct lk_alias **aliases_by_target(const struct lk_pmu *p)
+{
+	const struct lk_alias **a = xcalloc(p->naliases + 1, sizeof(*a));
+	for (size_t i = 0; i < p->naliases; i++)
+		a[i] = &p->aliases[i];
+	qsort(a, p->naliases, sizeof(*a), cmp_alias_target);
+	return a;
+}
+
+static size_t first_alias_of(const struct lk_alias *const *a, size_t n, const char *target)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(a[mid]->target, target) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* --json: one object per event, the machine-readable form of --details. */
+static void print_json(const struct lk_pmu *p, struct catalog *cat)
+{
+	struct perfmon_table t;
+	bool vt = vendor_table(p, &t);
+	const struct lk_alias **al = aliases_by_target(p);
+	const char *libpfm = p->kind && !strcmp(p->kind, "pfm") ? "libpfm4" : p->kind;
+	printf("[");
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct lk_event *e = &p->events[i];
+		char *name = display(p, e->name);
+		printf("%s\n  {\"name\": ", i ? "," : "");
+		export_json_str(stdout, name);
+		printf(", \"catalogue\": ");
+		export_json_str(stdout, p->name);
+		printf(", \"aliases\": [");
+		bool vendor_named = vt && perfmon_find(&t, e->name);
+		size_t k = first_alias_of(al, p->naliases, e->name), na = 0;
+		for (; k < p->naliases && !strcmp(al[k]->target, e->name); k++) {
+			printf("%s", na++ ? ", " : "");
+			export_json_str(stdout, al[k]->alias);
+			vendor_named |= vt && perfmon_find(&t, al[k]->alias);
+		}
+		char enc[128] = "";
+		encoding(p, e, enc, sizeof(enc));
+		printf("], \"encoding\": ");
+		if (enc[0])
+			export_json_str(stdout, enc);
+		else
+			printf("null");
+		printf(", \"counters\": [");
+		uint64_t m = e->counters_mask & ~SCHED_PAIR;
+		size_t nc = 0;
+		for (int c = 0; c < 64; c++)
+			if (m >> c & 1) {
+				if (c >= PFMCAT_FIXED_BASE && p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon")))
+					printf("%s\"fixed %d\"", nc++ ? ", " : "", c - PFMCAT_FIXED_BASE);
+				else
+					printf("%s%d", nc++ ? ", " : "", c);
+			}
+		printf("], \"pair\": %s, \"verdict\": ", e->counters_mask & SCHED_PAIR ? "true" : "false");
+		const char *v = catalog_verdict(cat, e);
+		if (v)
+			export_json_str(stdout, v);
+		else
+			printf("null");
+		printf(", \"sources\": [");
+		bool vendor_only = e->description && !strncmp(e->description, "(from Intel's table", 19);
+		size_t ns = 0;
+		if (!vendor_only) {
+			export_json_str(stdout, libpfm);
+			ns++;
+		}
+		if (vendor_only || vendor_named) {
+			printf("%s", ns ? ", " : "");
+			export_json_str(stdout, "intel-perfmon");
+		}
+		printf("], \"errata\": ");
+		if (e->errata)
+			export_json_str(stdout, e->errata);
+		else
+			printf("null");
+		printf(", \"description\": ");
+		if (e->description)
+			export_json_str(stdout, e->description);
+		else
+			printf("null");
+		printf("}");
+		free(name);
+	}
+	printf("%s]\n", p->nevents ? "\n" : "");
+	free(al);
+	if (vt)
+		perfmon_release(&t);
+}
+
+/*
+ * --check-sources: where libpfm4 and the vendor's table disagree on an
+ * event's encoding (the vendor's wins; catalog/vendor.h), one line each.
+ * Exit 0 whether or not there are any: it is a report.
+ */
+static int check_sources(const struct counters_opts *o, const struct lk_pmu *p)
+{
+	struct perfmon_table t;
+	if (!vendor_table(p, &t)) {
+		error("catalogue '%s' has no vendor table to check libpfm4 against", p->name);
+		tip("lauka ships Intel's tables for skl, icl and spr: lauka counters --pmu skl --check-sources");
+		return EXIT_USAGE;
+	}
+	size_t n = 0, w = strlen("event");
+	for (size_t i = 0; i < p->nevents; i++)
+		if (p->events[i].errata && strlen(p->events[i].name) > w)
+			w = strlen(p->events[i].name);
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct lk_event *e = &p->events[i];
+		if (!e->errata)
+			continue;
+		if (!n++ && !o->no_headers)
+			printf("%-*s  %s\n", (int)w, "event", "sources");
+		char *name = display(p, e->name);
+		printf("%-*s  %s\n", (int)w, name, e->errata);
+		free(name);
+	}
+	printf("%zu of %zu events differ between libpfm4 and the vendor's table (version %s)\n", n, p->nevents,
+	       t.version ? t.version : "unknown");
+	perfmon_release(&t);
+	return 0;
+}
+
 /*
  * --check a,b,c: can these events be counted together on this catalogue?
  * The same names, scheduling and messages as `lauka record -m`, without
@@ -392,14 +675,25 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 	size_t n = 0;
 	int rc = EXIT_USAGE;
 	char *list = xstrdup(o->check), *save = NULL;
+	/* perf's cpu/event=0xd1,umask=0x20/ holds commas: a comma between slashes does not split the list */
+	bool in_raw = false;
+	for (char *c = list; *c; c++) {
+		if (*c == '/')
+			in_raw = !in_raw;
+		else if (*c == ',' && in_raw)
+			*c = '\x1f';
+	}
 	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		for (char *c = t; *c; c++)
+			if (*c == '\x1f')
+				*c = ',';
 		while (*t == ' ')
 			t++;
 		for (size_t k = strlen(t); k && t[k - 1] == ' '; k--)
 			t[k - 1] = '\0';
 		if (!*t)
 			continue;
-		const struct lk_event *ev = pmu_find(p, t);
+		const struct lk_event *ev = pfmcat_find(p, t);
 		if (!ev) {
 			const char *best[4];
 			size_t nb = pmu_suggest(p, t, best, 4);
@@ -452,7 +746,11 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 			char *fb = display(p, evs[i]->fallback);
 			printf("%-*s  %d (as %s)\n", (int)w, name, counter[i], fb);
 			free(fb);
-		} else
+		} else if (evs[i]->counters_mask & SCHED_PAIR)
+			printf("%-*s  %d+%d\n", (int)w, name, counter[i], counter[i] + 1);	/* a counter pair */
+		else if (counter[i] >= PFMCAT_FIXED_BASE && p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon")))
+			printf("%-*s  fixed %d\n", (int)w, name, counter[i] - PFMCAT_FIXED_BASE);
+		else
 			printf("%-*s  %d\n", (int)w, name, counter[i]);
 		free(name);
 	}
@@ -484,7 +782,7 @@ int cmd_counters(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check || o.plot;
+	bool list = !o.nimports || o.pmu || o.backend || o.details || o.check || o.plot || o.json || o.check_sources;
 	if (o.nimports && (r = do_import(&o, list)) != 0) {
 		free(o.imports);
 		return r;
@@ -498,7 +796,7 @@ int cmd_counters(int argc, char **argv)
 
 	struct catalog *cat = NULL;
 	/* a listing only reads: it does not wait on another lauka's write (machine/catalog.h) */
-	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu, .read_only = true };
+	struct catalog_opts copts = { .db_path = o.db, .pmu_name = o.pmu, .read_only = true, .smt_off = o.smt_off };
 	char err[1024];
 	r = catalog_open(&cat, b, &copts, err, sizeof(err));
 	if (r < 0) {
@@ -508,6 +806,10 @@ int cmd_counters(int argc, char **argv)
 	r = 0;
 	if (o.check)
 		r = check_set(&o, catalog_pmu(cat));
+	else if (o.check_sources)
+		r = check_sources(&o, catalog_pmu(cat));
+	else if (o.json)
+		print_json(catalog_pmu(cat), cat);
 	else
 		print_catalogue(&o, b, cat);
 	if (!o.check && o.details && !strcmp(b->name, "xctrace"))
@@ -530,6 +832,10 @@ int cmd_counters(int argc, char **argv)
 		fflush(stdout);
 		fprintf(stderr, "note: this lauka was built without libpfm4, so no vendor events are listed; "
 			"install libpfm4-dev and rebuild\n");
+	}
+	if (!o.pmu && !o.check && catalog_uncounted_note(cat)) {
+		fflush(stdout);
+		fprintf(stderr, "note: %s\n", catalog_uncounted_note(cat));
 	}
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);

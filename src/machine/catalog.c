@@ -7,6 +7,9 @@
 #include "catalog/calib.h"
 #include "catalog/db.h"
 #include "catalog/pfm.h"
+#ifdef __linux__
+#include "backend/perf-events.h"
+#endif
 #include "base/error.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -22,7 +25,18 @@ struct catalog {
 	char *machine;
 	struct db_latest *verdicts;	/* sorted by event name */
 	size_t nverdicts;
+	char *uncounted;	/* the note on vendor events this kernel cannot count, or NULL */
 };
+
+/* Does the kernel expose a core PMU that could count libpfm4's raw encodings? */
+static bool kernel_core_pmu(void)
+{
+#ifdef __linux__
+	return perf_have_core_pmu() != 0;
+#else
+	return false;
+#endif
+}
 
 static void add_field(struct strbuf *sb, const char *s)
 {
@@ -175,12 +189,29 @@ static void arm_generic_counters(struct lk_pmu *pmu, size_t n, uint64_t mask)
  * The events of the core PMUs libpfm4 finds here join the backend's
  * catalogue (perf: `record -m mem_load_retired.l1_miss` next to `cycles`);
  * a name the catalogue already has keeps its first meaning.
+ *
+ * Only when the kernel can count them: libpfm4 recognises the CPU from
+ * CPUID, and a virtual machine on a recent host has that CPUID but no core
+ * PMU (no `cpu` in /sys/bus/event_source/devices), so every vendor event
+ * would fail to open.  Then the catalogue keeps what the kernel has and
+ * *note says, in one line, which model's events exist but cannot be counted
+ * here (they stay listed with --pmu MODEL).
  */
-static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char *err, size_t len)
+static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char **note, char *err, size_t len)
 {
 	char **models = NULL;
 	size_t nmodels = 0;
 	int r = pfmcat_present(&models, &nmodels, err, len);
+	if (r == 0 && nmodels && !kernel_core_pmu()) {
+		if (note)
+			*note = xasprintf("libpfm4 recognises this CPU as '%s', but the kernel exposes no core PMU "
+					  "('cpu' in /sys/bus/event_source/devices; virtual machines usually don't pass "
+					  "it through), so its vendor events cannot be counted here and are not listed; "
+					  "lauka counters --pmu %s lists them", models[0], models[0]);
+		pfmcat_names_free(models, nmodels);
+		models = NULL;
+		nmodels = 0;
+	}
 	for (size_t m = 0; r == 0 && m < nmodels; m++) {
 		struct lk_pmu v;
 		if ((r = load_pfm(db, models[m], &v, err, len)) < 0)
@@ -192,10 +223,14 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char *err, size_
 		for (size_t i = 0; i < v.naliases; i++)
 			if (!known(pmu, n0, a0, v.aliases[i].alias))
 				pmu_add_alias(pmu, v.aliases[i].alias, v.aliases[i].target);
-		/* the counters of the (one, as a rule) core PMU, for scheduling and its error */
+		/* the counters of the (one, as a rule) core PMU, for scheduling and its error: this CPU's own
+		 * figure when CPUID gives one (it follows SMT: 4 or 8 on a Skylake), else the vendor's table's */
 		if (!pmu->config_mask && !pmu->fixed_mask) {
+			unsigned gp, fixed;
 			pmu->config_mask = v.config_mask;
 			pmu->fixed_mask = v.fixed_mask;
+			if (pfmcat_host_counters(&gp, &fixed) == 0 && gp < 32)
+				pmu->config_mask = (UINT64_C(1) << gp) - 1;
 		}
 		if (pfmcat_is_arm(models[m]))
 			arm_generic_counters(pmu, n0, v.config_mask);
@@ -272,8 +307,9 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 	}
 	char hex[65], e2[256];
 	if (want && (!name || lk_strcasecmp(want, name)) && pfmcat_fingerprint(want, hex, e2, sizeof(e2)) == 0) {
-		/* any libpfm4 model, present or not, is imported on demand */
-		r = load_pfm(cat->db, want, &cat->pmu, err, len);
+		/* any libpfm4 model, present or not, is imported on demand; with SMT off it is built for this run */
+		r = opts->smt_off ? pfmcat_catalog_smt(want, true, &cat->pmu, err, len)
+				  : load_pfm(cat->db, want, &cat->pmu, err, len);
 	} else if (want && (!name || lk_strcasecmp(want, name))) {
 		r = db_load_pmu(cat->db, NULL, want, &cat->pmu, err, len);
 		if (r == -LK_ENOENT)
@@ -288,7 +324,7 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 	if (have_live)
 		pmu_release(&live);
 	if (r == 0 && !want && b && b->pfm_events)
-		r = merge_present_pfm(cat->db, &cat->pmu, err, len);
+		r = merge_present_pfm(cat->db, &cat->pmu, &cat->uncounted, err, len);
 	if (r < 0)
 		goto bad;
 
@@ -324,7 +360,7 @@ int catalog_open_live(struct catalog **out, const struct lk_backend *b, char *er
 	struct catalog *cat = xcalloc(1, sizeof(*cat));
 	int r = b->catalog(&cat->pmu, err, len);
 	if (r == 0 && b->pfm_events)
-		r = merge_present_pfm(NULL, &cat->pmu, err, len);
+		r = merge_present_pfm(NULL, &cat->pmu, &cat->uncounted, err, len);
 	if (r < 0) {
 		catalog_close(cat);
 		return r;
@@ -367,6 +403,11 @@ const char *catalog_machine(const struct catalog *cat)
 	return cat->machine;
 }
 
+const char *catalog_uncounted_note(const struct catalog *cat)
+{
+	return cat ? cat->uncounted : NULL;
+}
+
 void catalog_close(struct catalog *cat)
 {
 	if (!cat)
@@ -374,6 +415,7 @@ void catalog_close(struct catalog *cat)
 	pmu_release(&cat->pmu);
 	db_latest_free(cat->verdicts, cat->nverdicts);
 	free(cat->machine);
+	free(cat->uncounted);
 	db_close(cat->db);
 	free(cat);
 }

@@ -32,6 +32,8 @@ struct db;
 struct catalog_opts {
 	const char *db_path;	/* NULL: $LAUKA_DB, $XDG_DATA_HOME/lauka/lauka.db, ~/.local/share/lauka/lauka.db */
 	const char *pmu_name;	/* NULL: the backend's catalogue for this machine */
+	bool smt_off;		/* a libpfm4 model named by pmu_name with SMT off (its vendor's HT-off
+				 * counters); built in memory, not stored: the stored one is SMT on */
 	bool read_only;		/* the caller only reads (a listing): another process's write lock is not
 				 * waited for, the backend's catalogue is then used from memory, unstored */
 };
@@ -59,6 +61,12 @@ bool catalog_has_verdicts(const struct catalog *cat);
 struct db *catalog_db(struct catalog *cat);
 /* The machine id verdicts are kept under (see above). */
 const char *catalog_machine(const struct catalog *cat);
+/*
+ * When libpfm4 recognises this CPU but the kernel has no core PMU to count
+ * its events (a virtual machine), one sentence saying so, why, and how to
+ * list them anyway; NULL otherwise.  Those events are then not in the catalogue.
+ */
+const char *catalog_uncounted_note(const struct catalog *cat);
 void catalog_close(struct catalog *cat);
 
 /*

@@ -26,6 +26,7 @@ auto
 lauka --style n|nocolor
 none
 lauka calibrate --p|--plot
+--passes
 --pmu
 lauka counters --|$counters_long
 lauka --backend |$backends"

@@ -17,5 +17,7 @@ fi
 run "$LAUKA" counters --backend perf
 expect_rc 0
 printf '%s\n' "$out" | grep -qx cycles || fail "cycles missing from the names"
-[ -z "$err" ] || fail "names-only listing wrote to stderr: $err"
+# (but for the one line saying a CPU libpfm4 recognises has no kernel PMU here: LIBPFM_FORCE_PMU=skl)
+[ -z "$(printf '%s\n' "$err" | grep -v "^note: libpfm4 recognises this CPU as '[a-z0-9_]*', but the kernel exposes no core PMU")" ] ||
+	fail "names-only listing wrote to stderr: $err"
 exit 0

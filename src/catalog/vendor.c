@@ -1,0 +1,403 @@
+/*
+ * catalog/vendor.c: Intel's perfmon tables laid over libpfm4's rows
+ * (catalog/vendor.h says what wins and why).
+ */
+#include "catalog/vendor.h"
+#include "catalog/pfm.h"
+#include "base/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intel-skl.json.inc"
+#include "intel-icl.json.inc"
+#include "intel-spr.json.inc"
+
+const char *vendor_builtin(const char *model, size_t *len)
+{
+	static const struct { const char *model; const char *text; size_t len; } tables[] = {
+		{ "skl", intel_skl_json, sizeof(intel_skl_json) - 1 },
+		{ "icl", intel_icl_json, sizeof(intel_icl_json) - 1 },
+		{ "spr", intel_spr_json, sizeof(intel_spr_json) - 1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
+		if (model && !strcmp(model, tables[i].model)) {
+			*len = tables[i].len;
+			return tables[i].text;
+		}
+	*len = 0;
+	return NULL;
+}
+
+/*
+ * The encoding Linux opens for an Intel event.  Intel writes the fixed
+ * counters' events as pseudo-encodings, event 0x00 with umask n+1 for fixed
+ * counter n (SDM 3B, "Fixed-function performance counters"; Linux
+ * use_fixed_pseudo_encoding()).  Linux accepts 0x0100 and 0x0400 only on
+ * newer models, and 0x0200 nowhere, but the architectural encodings on all:
+ * instructions 0x00c0, core cycles 0x003c, reference cycles 0x0300 (Linux's
+ * own pseudo-encoding, on every model since Nehalem), slots 0x0400.
+ */
+static uint64_t linux_config(const struct perfmon_event *e)
+{
+	static const uint64_t arch[] = { 0x00c0, 0x003c, 0x0300, 0x0400 };
+	uint64_t c = perfmon_config(e);
+	if (e->code == 0 && e->fixed >= 0 && (size_t)e->fixed < ARRAY_SIZE(arch))
+		c = (c & ~UINT64_C(0xffff)) | arch[e->fixed];
+	return c;
+}
+
+/* An event whose encoding alone says what it counts (no offcore or other MSR). */
+static bool plain(const struct perfmon_event *e)
+{
+	return !e->offcore && !e->msr_index;
+}
+
+struct enc {
+	uint64_t config;
+	uint64_t counters;
+	const struct perfmon_event *ev;
+};
+
+static int cmp_enc(const void *a, const void *b)
+{
+	const struct enc *x = a, *y = b;
+	if (x->config != y->config)
+		return x->config < y->config ? -1 : 1;
+	return strcmp(x->ev->name, y->ev->name);
+}
+
+/* The table's plain, programmable events sorted by encoding. */
+static struct enc *by_encoding(const struct perfmon_table *t, bool smt_off, size_t *n)
+{
+	struct enc *v = xcalloc(t->n ? t->n : 1, sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct perfmon_event *e = &t->events[i];
+		if (!plain(e) || e->fixed >= 0)
+			continue;
+		v[*n].config = perfmon_config(e);
+		v[*n].counters = smt_off ? e->counters_htoff : e->counters;
+		v[*n].ev = e;
+		(*n)++;
+	}
+	qsort(v, *n, sizeof(*v), cmp_enc);
+	return v;
+}
+
+/* The counters every table event of this encoding allows (0: none has it). */
+static uint64_t counters_of_encoding(const struct enc *v, size_t n, uint64_t config)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].config < config)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t m = 0;
+	bool any = false;
+	for (size_t i = lo; i < n && v[i].config == config; i++) {
+		m = any ? m & v[i].counters : v[i].counters;
+		any = true;
+	}
+	return m;
+}
+
+static void perf_string(uint64_t config, char *buf, size_t len)
+{
+	pfmcat_perf_string(true, config, 0, buf, len);
+	/* "cpu/event=..../" -> "event=...." for the errata text */
+	size_t n = strlen(buf);
+	if (n > 5 && !strncmp(buf, "cpu/", 4) && buf[n - 1] == '/') {
+		memmove(buf, buf + 4, n - 5);
+		buf[n - 5] = '\0';
+	}
+}
+
+/* One libpfm4 row against the table; true when its encoding was corrected. */
+static bool apply_row(struct lk_event *ev, const struct perfmon_table *t, const struct enc *enc, size_t nenc,
+		      const struct lk_pmu *pmu, const char *label, const char *libpfm, bool smt_off)
+{
+	uint64_t gp = pmu->config_mask;
+	uint64_t rule;
+	int fixed;
+	pfmcat_counters(true, ev->number, (unsigned)__builtin_popcountll(gp),
+			(unsigned)__builtin_popcountll(pmu->fixed_mask), &rule, &fixed);
+	ev->counters_mask = rule;
+	ev->fixed_counter = fixed;
+	const struct perfmon_event *v = perfmon_find(t, ev->name);
+	uint64_t allowed = 0;
+	bool corrected = false;
+	if (v && v->fixed >= 0) {
+		/* Intel names its fixed counter only (ICL INST_RETIRED.PREC_DIST, SPR INST_RETIRED.ANY). */
+		ev->counters_mask = UINT64_C(1) << (PERFMON_FIXED_BASE + v->fixed);
+		ev->fixed_counter = PERFMON_FIXED_BASE + v->fixed;
+		if ((ev->number & 0xff) || ev->config1)
+			return false;
+		/* libpfm4 gave Intel's pseudo-encoding (SPR cpu_clk_unhalted.thread 0x0200): open what Linux takes. */
+		uint64_t want = linux_config(v);
+		if ((ev->number & VENDOR_FIELDS) == want)
+			return false;
+		char was[96], now[96];
+		perf_string(ev->number & VENDOR_FIELDS, was, sizeof(was));
+		perf_string(want, now, sizeof(now));
+		free(ev->errata);
+		ev->errata = xasprintf("%s encodes it %s, the pseudo-encoding %s gives for fixed counter %d, which Linux "
+				       "does not open on every model; lauka opens the architectural %s", libpfm, was, label,
+				       v->fixed, now);
+		ev->number = (ev->number & ~VENDOR_FIELDS) | want;
+		return true;
+	}
+	if (v && !plain(v) && !v->offcore && !ev->config1) {
+		/* Intel's event needs an MSR besides PERFEVTSEL (SPR UOPS_RETIRED.MS: 0x3F7 = 0x8, perf's
+		 * frontend= term); libpfm4's encoding has none, so it may count something else. */
+		char now[96];
+		perf_string(perfmon_config(v), now, sizeof(now));
+		free(ev->errata);
+		ev->errata = xasprintf("%s has %s with MSR 0x%" PRIx64 " = 0x%" PRIx64 ", which %s's encoding lacks: "
+				       "its counts may differ", label, now, v->msr_index, v->msr_value, libpfm);
+	}
+	if (v && plain(v)) {
+		uint64_t want = perfmon_config(v);
+		/* a plain event has no extra MSR: libpfm4's config1 there (SPR EXE.AMX_BUSY, event 0xb7) is an error too */
+		if ((ev->number & VENDOR_FIELDS) != want || ev->config1) {
+			char was[96], now[96];
+			perf_string(ev->number & VENDOR_FIELDS, was, sizeof(was));
+			if (ev->config1) {
+				size_t l = strlen(was);
+				snprintf(was + l, sizeof(was) - l, ",config1=0x%" PRIx64, ev->config1);
+			}
+			perf_string(want, now, sizeof(now));
+			free(ev->errata);
+			ev->errata = xasprintf("%s encodes it %s; %s has %s: lauka uses the vendor's", libpfm, was, label,
+					       now);
+			ev->number = (ev->number & ~VENDOR_FIELDS) | want;
+			ev->config1 = 0;
+			corrected = true;
+			pfmcat_counters(true, ev->number, (unsigned)__builtin_popcountll(gp),
+					(unsigned)__builtin_popcountll(pmu->fixed_mask), &rule, &fixed);
+			ev->counters_mask = rule;
+			ev->fixed_counter = fixed;
+		}
+	}
+	if (v)
+		allowed = smt_off ? v->counters_htoff : v->counters;
+	else if (!ev->config1)
+		allowed = counters_of_encoding(enc, nenc, ev->number & VENDOR_FIELDS);
+	allowed &= gp;
+	/* A fixed-only encoding keeps its fixed counter; otherwise the vendor's general counters narrow the rule's. */
+	if (allowed && ev->fixed_counter < 0)
+		ev->counters_mask = (ev->counters_mask & ~gp) | allowed;
+	return corrected;
+}
+
+static bool has_name(const struct lk_pmu *pmu, const char *name)
+{
+	return pmu_find(pmu, name) != NULL;
+}
+
+/* Intel names libpfm4 does not use: aliases of the row of their encoding, else rows of their own. */
+static void add_vendor_names(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off)
+{
+	uint64_t gp = pmu->config_mask;
+	size_t nrows = pmu->nevents;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct perfmon_event *v = &t->events[i];
+		if (!plain(v) || has_name(pmu, v->name))
+			continue;
+		uint64_t config = linux_config(v);
+		const struct lk_event *row = NULL;
+		for (size_t r = 0; r < nrows && !row; r++)
+			if (!pmu->events[r].config1 && pmu->events[r].number == config)
+				row = &pmu->events[r];
+		if (row && (v->fixed < 0 || row->fixed_counter == PERFMON_FIXED_BASE + v->fixed ||
+			    row->counters_mask >> (PERFMON_FIXED_BASE + v->fixed) & 1)) {
+			pmu_add_alias(pmu, v->name, row->name);
+			continue;
+		}
+		if (v->deprecated)
+			continue;
+		struct lk_event ev = { .fixed_counter = -1, .perf_type = 4 /* PERF_TYPE_RAW */ };
+		ev.name = v->name;
+		ev.number = config;
+		ev.description = xasprintf("(from %s; libpfm4 has no event of this encoding)", label);
+		if (v->fixed >= 0) {
+			ev.counters_mask = UINT64_C(1) << (PERFMON_FIXED_BASE + v->fixed);
+			ev.fixed_counter = PERFMON_FIXED_BASE + v->fixed;
+		} else {
+			uint64_t a = (smt_off ? v->counters_htoff : v->counters) & gp;
+			ev.counters_mask = a ? a : gp;
+		}
+		pmu_add_event(pmu, &ev);
+		free(ev.description);
+	}
+}
+
+size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off)
+{
+	unsigned gp = smt_off ? t->gp_htoff : t->gp;
+	if (gp && gp < 32)
+		pmu->config_mask = (UINT64_C(1) << gp) - 1;
+	if (t->nfixed && t->nfixed < 32)
+		pmu->fixed_mask = ((UINT64_C(1) << t->nfixed) - 1) << PERFMON_FIXED_BASE;
+	size_t nenc;
+	struct enc *enc = by_encoding(t, smt_off, &nenc);
+	const char *libpfm = pmu->source && *pmu->source ? pmu->source : "libpfm4";
+	size_t corrected = 0;
+	for (size_t i = 0; i < pmu->nevents; i++)
+		corrected += apply_row(&pmu->events[i], t, enc, nenc, pmu, label, libpfm, smt_off);
+	free(enc);
+	add_vendor_names(pmu, t, label, smt_off);
+	pmu_sort(pmu);
+	return corrected;
+}
+
+struct dup {
+	size_t idx;
+	const struct lk_event *ev;
+	int rank;	/* 0: Intel names it, 1: not */
+};
+
+static int cmp_dup(const void *a, const void *b)
+{
+	const struct dup *x = a, *y = b;
+	const struct lk_event *e = x->ev, *f = y->ev;
+	if (e->perf_type != f->perf_type)
+		return e->perf_type < f->perf_type ? -1 : 1;
+	if (e->number != f->number)
+		return e->number < f->number ? -1 : 1;
+	if (e->config1 != f->config1)
+		return e->config1 < f->config1 ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	/* a fixed-only row first, then the shorter name, then by name */
+	size_t lx = strlen(e->name), ly = strlen(f->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(e->name, f->name);
+}
+
+static bool same_encoding(const struct lk_event *a, const struct lk_event *b)
+{
+	return a->perf_type == b->perf_type && a->number == b->number && a->config1 == b->config1;
+}
+
+size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t)
+{
+	size_t n = pmu->nevents;
+	struct dup *d = xcalloc(n ? n : 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		d[i].idx = i;
+		d[i].ev = &pmu->events[i];
+		d[i].rank = t && perfmon_find(t, pmu->events[i].name) ? 0 : 1;
+	}
+	qsort(d, n, sizeof(*d), cmp_dup);
+	/* keep[i]: the index of the row event i merges into (itself when kept) */
+	size_t *into = xcalloc(n ? n : 1, sizeof(*into));
+	size_t merged = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t head = i;
+		while (head > 0 && same_encoding(d[head - 1].ev, d[i].ev) && d[i].ev->perf_type != UINT32_MAX)
+			head--;
+		into[d[i].idx] = d[head].idx;
+	}
+	/* the kept row allows only the counters every merged name allows (Intel may restrict one name more) */
+	for (size_t i = 0; i < n; i++) {
+		if (into[i] == i)
+			continue;
+		struct lk_event *keep = &pmu->events[into[i]], *gone = &pmu->events[i];
+		uint64_t both = keep->counters_mask & gone->counters_mask;
+		if (keep->fixed_counter < 0 && gone->fixed_counter < 0 && both) {
+			keep->counters_mask = both;
+		} else if ((keep->fixed_counter < 0) != (gone->fixed_counter < 0)) {
+			/* one name on its fixed counter, the other on general ones (SKL CPU_CLK_UNHALTED.THREAD_ANY
+			 * and .THREAD_P_ANY): the same encoding may go to either */
+			keep->counters_mask |= gone->counters_mask;
+			keep->fixed_counter = -1;
+		}
+		if (!keep->errata && gone->errata) {
+			keep->errata = gone->errata;
+			gone->errata = NULL;
+		}
+		merged++;
+	}
+	if (!merged) {
+		free(d);
+		free(into);
+		return 0;
+	}
+	/* aliases of a merged row lead to the kept one; the merged name becomes an alias */
+	for (size_t a = 0; a < pmu->naliases; a++) {
+		const struct lk_event *target = pmu_find_exact(pmu, pmu->aliases[a].target);
+		if (!target)
+			continue;
+		size_t ti = (size_t)(target - pmu->events);
+		if (into[ti] != ti) {
+			free(pmu->aliases[a].target);
+			pmu->aliases[a].target = xstrdup(pmu->events[into[ti]].name);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (into[i] != i)
+			pmu_add_alias(pmu, pmu->events[i].name, pmu->events[into[i]].name);
+	/* compact the rows */
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct lk_event *e = &pmu->events[i];
+		if (into[i] != i) {
+			free(e->name);
+			free(e->description);
+			free(e->fallback);
+			free(e->errata);
+			free(e->unit);
+			continue;
+		}
+		pmu->events[w++] = *e;
+	}
+	pmu->nevents = w;
+	pmu->sorted = false;
+	free(d);
+	free(into);
+	pmu_sort(pmu);
+	return merged;
+}
+
+void vendor_catalog(const struct perfmon_table *t, const char *name, struct lk_pmu *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = xstrdup("perfmon");
+	out->name = xstrdup(name);
+	out->marketing_name = xstrdup(t->info ? t->info : name);
+	out->arch = xstrdup("x86_64");
+	unsigned gp = t->gp ? t->gp : 4;
+	out->config_mask = (UINT64_C(1) << (gp < 32 ? gp : 31)) - 1;
+	if (t->nfixed && t->nfixed < 32)
+		out->fixed_mask = ((UINT64_C(1) << t->nfixed) - 1) << PERFMON_FIXED_BASE;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct perfmon_event *v = &t->events[i];
+		if (v->deprecated)
+			continue;
+		struct lk_event ev = { .fixed_counter = -1, .perf_type = 4 /* PERF_TYPE_RAW */ };
+		ev.name = v->name;
+		ev.description = v->brief;
+		ev.number = linux_config(v);
+		/* the extra MSR's value (offcore response, load latency, frontend) is perf's config1 */
+		ev.config1 = v->msr_index ? v->msr_value : 0;
+		if (v->fixed >= 0) {
+			ev.counters_mask = UINT64_C(1) << (PERFMON_FIXED_BASE + v->fixed);
+			ev.fixed_counter = PERFMON_FIXED_BASE + v->fixed;
+		} else {
+			uint64_t a = v->counters & out->config_mask;
+			ev.counters_mask = a ? a : out->config_mask;
+		}
+		pmu_add_event(out, &ev);
+	}
+	pmu_sort(out);
+	vendor_merge_duplicates(out, t);
+	pfmcat_generic_aliases(out, true);
+	pmu_sort(out);
+}

@@ -1,0 +1,170 @@
+# Vendor tables against lauka's catalogues, read by Python's own JSON parser: every Intel event of the shipped
+# SKL/ICL/SPR files (derived from intel/perfmon) resolves by Intel's name, with Intel's encoding and counters;
+# every calibration pass fits Intel's counters (a matching over Intel's Counter lists); --check-sources and --json;
+# a user's perfmon file imported as a catalogue of its own.
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+[ "$(uname -s)" = Linux ] || skip "Linux only"
+"$LAUKA" version | grep -q '^vendor events: libpfm4' || skip "lauka built without libpfm4 (scripts/deps.sh installs libpfm4-dev)"
+command -v python3 >/dev/null || skip "no python3"
+
+for m in skl icl spr; do
+	"$LAUKA" counters --pmu $m --json > $m.json || fail "$m: --json failed"
+	"$LAUKA" calibrate --backend perf --pmu $m --passes > $m.plan || fail "$m: --passes failed"
+	python3 - "$LAUKA_SRCDIR/catalog/intel-$m.json" $m.json $m.plan <<'PY' || fail "$m: differs from Intel's table"
+import json, re, sys
+intel = json.load(open(sys.argv[1]))["Events"]
+rows = json.load(open(sys.argv[2]))
+by = {}
+for r in rows:
+    for n in [r["name"]] + r["aliases"]:
+        by[n.lower()] = r
+
+def counters(s):
+    if s.startswith("Fixed counter"):
+        return {"fixed %d" % int(s.split()[-1])}
+    return {int(x) for x in s.split(",")}
+
+def decode(enc):
+    m = re.fullmatch(r"cpu/event=0x([0-9a-f]+),umask=0x([0-9a-f]+)((?:,[a-z]+(?:=\d+)?)*)/", enc or "")
+    if not m:
+        return None
+    f = dict(t.split("=") if "=" in t else (t, "1") for t in m.group(3).split(",") if t)
+    return (int(m.group(1), 16), int(m.group(2), 16), int(f.get("cmask", 0)), int(f.get("inv", 0)),
+            int(f.get("edge", 0)), int(f.get("any", 0)))
+
+gp = max(max(c for c in counters(e["Counter"]) if isinstance(c, int)) for e in intel
+         if not e["Counter"].startswith("Fixed")) + 1
+bad = 0
+checked = 0
+for e in intel:
+    if e.get("Offcore") == "1" or int(e.get("MSRIndex", "0"), 0) or e.get("Deprecated") == "1":
+        continue
+    r = by.get(e["EventName"].lower())
+    if r is None:
+        print("unknown:", e["EventName"]); bad += 1; continue
+    checked += 1
+    want = counters(e["Counter"])
+    got = set(r["counters"])
+    if e["Counter"].startswith("Fixed"):
+        if not want <= got:
+            print("fixed:", e["EventName"], got); bad += 1
+        continue
+    if {c for c in got if isinstance(c, int)} != want:
+        print("counters:", e["EventName"], sorted(c for c in got if isinstance(c, int)), "Intel", sorted(want)); bad += 1
+    code = int(e["EventCode"].split(",")[0], 16)
+    ref = (code, int(e["UMask"], 16), int(e.get("CounterMask", "0")), int(e.get("Invert", "0")),
+           int(e.get("EdgeDetect", "0")), int(e.get("AnyThread", "0")))
+    if decode(r["encoding"]) != ref:
+        print("encoding:", e["EventName"], r["encoding"], "Intel", ref); bad += 1
+
+# Every pass of the plan fits: events to counters by Intel's lists (by name, else every general counter).
+fixed_of = {}
+for e in intel:
+    if e["Counter"].startswith("Fixed"):
+        fixed_of[e["EventName"].lower()] = counters(e["Counter"])
+allowed_by_name = {e["EventName"].lower(): counters(e["Counter"]) for e in intel}
+def allowed(name):
+    r = by[name]
+    # Linux (arch/x86/events/intel/core.c, intel_pmu_init): the architectural encodings 0x00c0 and 0x003c
+    # may also use fixed counter 0 / 1, whatever Intel's Counter list for the programmable event says.
+    extra = {(0xc0, 0, 0, 0, 0, 0): {"fixed 0"}, (0x3c, 0, 0, 0, 0, 0): {"fixed 1"}}.get(decode(r["encoding"]), set())
+    names = [r["name"]] + r["aliases"]
+    for n in names:
+        if n.lower() in allowed_by_name:
+            return allowed_by_name[n.lower()] | extra
+    return {c for c in r["counters"] if not isinstance(c, int)} | set(range(gp)) | extra
+
+def fits(evs):
+    owner = {}
+    def aug(i, seen):
+        for c in sorted(allowed(evs[i]), key=str):
+            if c in seen: continue
+            seen.add(c)
+            if c not in owner or aug(owner[c], seen):
+                owner[c] = i; return True
+        return False
+    return all(aug(i, set()) for i in range(len(evs)))
+
+passes = [l.split()[2:] for l in open(sys.argv[3]) if l.startswith("pass ")]
+for k, p in enumerate(passes):
+    if not fits(p):
+        print("pass", k + 1, "does not fit Intel's counters:", p); bad += 1
+print(sys.argv[1].split("/")[-1], "checked", checked, "events and", len(passes), "passes;", bad, "problems")
+sys.exit(1 if bad or checked < 200 else 0)
+PY
+done
+
+# The known libpfm4 errors are listed, the vendor's encoding used.
+run "$LAUKA" counters --pmu icl --check-sources
+expect_rc 0
+expect_out '^mem_load_misc_retired.uc  .*encodes it event=0xc4,umask=0x4; .* has event=0xd4,umask=0x4: lauka uses the vendor'
+run "$LAUKA" counters --pmu skl --check-sources
+expect_out '^uops_retired.total_cycles  '
+expect_out '^[0-9]* of [0-9]* events differ between libpfm4 and the vendor.s table (version 59)$'
+run "$LAUKA" counters --pmu spr --details
+printf '%s\n' "$out" | grep -q '^topdown.bad_spec_slots  .*cpu/event=0xa4,umask=0x4/  .*\[errata: .*uses the vendor' ||
+	fail "spr topdown.bad_spec_slots: $(printf '%s\n' "$out" | grep '^topdown.bad_spec_slots')"
+printf '%s\n' "$out" | grep '^topdown.bad_spec_slots ' | grep -q 'fixed counter' && fail "bad_spec_slots called a fixed counter"
+run "$LAUKA" counters --pmu amd64_fam19h_zen4 --check-sources
+expect_rc 1
+expect_err "has no vendor table"
+
+# --check: the audit's sets (Intel's Counter "0,1,2,3" for the five).
+run "$LAUKA" counters --pmu skl --check mem_load_retired.l1_hit,mem_load_retired.l1_miss,mem_load_retired.l2_hit,mem_load_retired.l2_miss,mem_load_retired.l3_hit
+expect_rc 2
+expect_err "cannot be counted together: mem_load_retired.l1_hit, mem_load_retired.l1_miss, mem_load_retired.l2_hit, mem_load_retired.l2_miss, mem_load_retired.l3_hit"
+run "$LAUKA" counters --pmu skl --check mem_load_retired.l1_hit,mem_load_retired.l1_miss,mem_load_retired.l2_hit,mem_load_retired.l2_miss
+expect_rc 0
+printf '%s\n' "$out" | awk 'NR > 1 && ($2 < 0 || $2 > 3) { exit 1 }' || fail "a counter outside 0-3: $out"
+# ICL inst_retired.any and .prec_dist: both fixed counter 0 for Intel (0x0100): for counting one event, one row
+run "$LAUKA" counters --pmu icl --check inst_retired.any,inst_retired.prec_dist
+expect_rc 0
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 2 ] || fail "icl: two rows for fixed counter 0's event: $out"
+run "$LAUKA" counters --pmu amd64_fam19h_zen4 --check retired_sse_avx_flops.any,retired_sse_avx_flops.mult_flops,retired_sse_avx_flops.div_flops,retired_sse_avx_flops.mac_flops
+expect_rc 2
+run "$LAUKA" counters --pmu amd64_fam19h_zen4 --check retired_sse_avx_flops.any,retired_instructions
+expect_rc 0
+expect_out '^retired_sse_avx_flops.any  *[024]+[135]$'
+
+# SMT: Skylake's four counters per thread (Intel's Counter) by default, eight with --smt off (CounterHTOff), where
+# the mem_load_retired events stay on 0-3 (CounterHTOff "0,1,2,3").
+five='uops_issued.any,uops_executed.thread,br_inst_retired.all_branches,br_misp_retired.all_branches,idq.dsb_uops'
+run "$LAUKA" counters --pmu skl --check "$five"
+expect_rc 2
+run "$LAUKA" counters --pmu skl --smt off --check "$five"
+expect_rc 0
+run "$LAUKA" counters --pmu skl --smt off --check mem_load_retired.l1_hit,mem_load_retired.l1_miss,mem_load_retired.l2_hit,mem_load_retired.l2_miss,mem_load_retired.l3_hit
+expect_rc 2
+on=$("$LAUKA" calibrate --backend perf --pmu skl --passes | grep -c '^pass ')
+off=$("$LAUKA" calibrate --backend perf --pmu skl --smt off --passes | grep -c '^pass ')
+[ "$off" -lt "$on" ] || fail "SMT off plans no fewer passes: $off, on: $on"
+run "$LAUKA" counters --pmu skl --smt sometimes
+expect_rc 1
+expect_err "^error: --smt takes 'on' or 'off'"
+
+# The names users type: Intel's, libpfm4's, perf's generic and raw forms reach one row each.
+run "$LAUKA" counters --pmu skl --check 'INST_RETIRED.ANY,cpu_clk_unhalted.thread,cycles,cpu/event=0xd1,umask=0x20/,r20d1,MEM_LOAD_RETIRED:L3_MISS,skl::mem_load_retired:l3_miss'
+expect_rc 0
+[ "$(printf '%s\n' "$out" | grep -c '^mem_load_retired.l3_miss ')" -eq 1 ] || fail "raw forms not one row: $out"
+run "$LAUKA" counters --pmu skl --check 'cpu/event=0xd1,umask=0x77/'
+expect_rc 1
+expect_err "unknown event 'cpu/event=0xd1,umask=0x77/'"
+
+# A perfmon file of the user's (Intel's format; here the shipped Skylake table under Intel's file name) is a
+# catalogue of its own, named after the file: Intel's counters, encodings and names.
+cp "$LAUKA_SRCDIR/catalog/intel-skl.json" skylake_core.json
+run "$LAUKA" counters --import skylake_core.json
+expect_rc 0
+expect_out "^imported skylake_core (Performance Monitoring Events for 6th Generation .* - V59, [0-9]* events) from "
+run "$LAUKA" counters --pmu skylake_core --check mem_load_retired.l1_hit,mem_load_retired.l1_miss,mem_load_retired.l2_hit,mem_load_retired.l2_miss,mem_load_retired.l3_hit
+expect_rc 2
+run "$LAUKA" counters --pmu skylake_core --check 'INST_RETIRED.ANY,cycles,r20d1,uops_retired.total_cycles'
+expect_rc 0
+run "$LAUKA" counters --pmu skylake_core --details
+printf '%s\n' "$out" | grep -q '^uops_retired.total_cycles  .*cpu/event=0xc2,umask=0x2,inv,cmask=16/' || fail "imported encoding"
+printf '{"Events":[{"EventName":"A","Counter":"0"}' > cut.json
+run "$LAUKA" counters --import cut.json
+expect_rc 2
+expect_err "^error: '.*/cut.json' is not an Intel perfmon event file: line 1: expected ',' or ']'"
+expect_err "^tip: nothing was imported"
+exit 0
