@@ -68,11 +68,14 @@ _lauka() {
 	--color)
 		COMPREPLY=($(compgen -W "auto never ansi" -- "$cur"))
 		return ;;
+	--gate-inconclusive)
+		COMPREPLY=($(compgen -W "pass fail" -- "$cur"))
+		return ;;
 	--db|--json|--plot|--import|--export-json|--export-csv|--export-markdown)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return ;;
-	-n|--runs|--warmup|--pmu|--ok-exit-codes|--seed|--runner-class|--save-baseline|--baseline|--gate|--command-name)
+	-n|--runs|--warmup|--pmu|--ok-exit-codes|--seed|--runner-class|--save-baseline|--baseline|--gate|--command-name|--min-runs|--max-runs|--jobs)
 		return ;;
 	esac
 	if [ "$COMP_CWORD" -eq 1 ]; then

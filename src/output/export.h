@@ -32,6 +32,8 @@ struct export_command {
 	const char *diagnosis;		/* record --explain: the JSON "diagnosis" object, or NULL */
 	const char *verdict;		/* with it: memory-bound, branch-bound or neither (CSV, Markdown) */
 	const char *delta_cause;	/* and for a later command: work, memory, branch, mixed or none (else NULL) */
+	bool has_cpu;			/* user_s and system_s hold the runs' mean CPU times (wait4's rusage), s */
+	double user_s, system_s;
 };
 
 struct export_gate {
@@ -57,7 +59,7 @@ struct export_run {
 	const struct export_gate *gates;
 	size_t ngates;
 	int exit_code;			/* lauka's exit code */
-	const char *exit_cause;		/* "ok", "gate", "command", "check", "collection", "interrupted", "output" */
+	const char *exit_cause;		/* "ok", "gate", "inconclusive", "command", "check", "collection", "interrupted", "output" */
 	bool incomplete;		/* lauka was interrupted: JSON says "complete": false */
 };
 

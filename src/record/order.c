@@ -2,6 +2,7 @@
 #include "record/order.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 uint64_t order_next(uint64_t *s)
@@ -79,4 +80,21 @@ size_t order_plan(const unsigned long *warmups, const unsigned long *runs, size_
 	phase(warmups, n, true, &rng, *out, &len);
 	phase(runs, n, false, &rng, *out, &len);
 	return len;
+}
+
+unsigned long order_auto_runs(unsigned long done, double measured_ns, unsigned long want_runs, double want_ns,
+			      unsigned long min, unsigned long max)
+{
+	unsigned long n = want_runs;
+	if (done && measured_ns > 0 && isfinite(measured_ns)) {
+		double per = measured_ns / (double)done;
+		double by_time = ceil(want_ns / per);
+		if (by_time > (double)n)
+			n = by_time >= (double)max ? max : (unsigned long)by_time;
+	}
+	if (n > max)
+		n = max;
+	if (n < min)
+		n = min;
+	return n < done ? done : n;
 }
