@@ -13,6 +13,7 @@
 #include "backend/kperf/kperf.h"
 #include "backend/valgrind.h"
 #include "catalog/notes.h"
+#include "base/envvars.h"
 #include "base/error.h"
 #include "output/export.h"
 #include "output/plot-out.h"
@@ -382,8 +383,10 @@ static char *git_commit(void)
 
 /*
  * What the counts depend on that lauka cannot pin, kept with a baseline:
- * each command's program (the path it resolved to) and, under valgrind, its
- * version, the loader cache and the C library (backend/valgrind.h).
+ * each command's program (the path it resolved to), the variables that
+ * change what a program does, as the user set them (base/envvars.h: locale,
+ * time zone, hash seeds), and, under valgrind, its version, the loader cache
+ * and the C library (backend/valgrind.h).
  */
 static char *baseline_fingerprint(const struct record *rec)
 {
@@ -396,6 +399,9 @@ static char *baseline_fingerprint(const struct record *rec)
 	strbuf_addf(&sb, "programs:");
 	for (size_t ci = 0; ci < rec->ncmds; ci++)
 		strbuf_addf(&sb, "%s%s", ci ? "," : "", rec->cmds[ci].prog.path[0] ? rec->cmds[ci].prog.path : "?");
+	char *env = lk_env_fingerprint();
+	strbuf_addf(&sb, " %s", env);
+	free(env);
 	char *out = xstrdup(strbuf_str(&sb));
 	strbuf_release(&sb);
 	return out;
@@ -413,8 +419,8 @@ static void fingerprint_note(const struct record *rec)
 	if (strcmp(now, rec->base.fingerprint)) {
 		warning("baseline '%s' was measured with another environment: '%s', now '%s'", rec->o.baseline,
 			rec->base.fingerprint, now);
-		tip("a difference in counts may come from that (another loader cache, C library, valgrind or program path) "
-		    "rather than from the code");
+		tip("a difference in counts may come from that (another locale or time zone, loader cache, C library, "
+		    "valgrind or program path) rather than from the code");
 	}
 	free(now);
 }
