@@ -75,7 +75,7 @@ _lauka() {
 		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return ;;
-	-n|--runs|--warmup|--pmu|--ok-exit-codes|--seed|--runner-class|--save-baseline|--baseline|--gate|--command-name|--min-runs|--max-runs|--jobs)
+	-n|--runs|--warmup|--pmu|--ok-exit-codes|--seed|--runner-class|--save-baseline|--baseline|--gate|--command-name|--min-runs|--max-runs|--jobs|--collect)
 		return ;;
 	esac
 	if [ "$COMP_CWORD" -eq 1 ]; then

@@ -80,7 +80,7 @@ end
 complete -c lauka -f
 complete -c lauka -n __lauka_at_verb -a '(__lauka_verbs)'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_verb | string match -q help; and test (count (commandline -opc)) -eq 2' -a '(__lauka_verbs)'
-complete -c lauka -n 'not __lauka_after_dashdash; and not __lauka_prev_is --backend -m --measurements --check --color --db --json --plot --import --export-json --export-csv --export-markdown -n --runs --warmup --pmu --ok-exit-codes --seed --runner-class --save-baseline --baseline --gate --command-name --min-runs --max-runs --jobs --gate-inconclusive; and string match -q -- "-*" (commandline -ct)' -a '(__lauka_options)'
+complete -c lauka -n 'not __lauka_after_dashdash; and not __lauka_prev_is --backend -m --measurements --check --color --db --json --plot --import --export-json --export-csv --export-markdown -n --runs --warmup --pmu --ok-exit-codes --seed --runner-class --save-baseline --baseline --gate --command-name --min-runs --max-runs --jobs --gate-inconclusive --collect; and string match -q -- "-*" (commandline -ct)' -a '(__lauka_options)'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --backend' -x -a '(__lauka_backends)'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is -m --measurements --check' -x -a '(__lauka_events)'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --color' -x -a 'auto never ansi'

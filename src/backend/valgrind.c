@@ -164,6 +164,7 @@ struct valgrind_priv {
 	char *cmdline_path;	/* the same with argv[0] resolved (valgrind shows scripts found in PATH so) */
 	char *warned;		/* the last command warned about exec: each is warned once */
 	bool keep;		/* keep_functions(): gather the self Ir by function of each run */
+	const char *collect;	/* collect_only(): --toggle-collect=<it>, or NULL */
 	struct cg_table *funcs;	/* of the run read last, when keep */
 };
 
@@ -660,7 +661,7 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 	while (argv[argc])
 		argc++;
 	char **env = p->env[0] ? pinned_env() : NULL;
-	size_t max = 3 + (env ? envlen(env) : 0) + ARRAY_SIZE(callgrind_opts) + ARRAY_SIZE(cache_sim_opts) + 4 + argc + 1;
+	size_t max = 3 + (env ? envlen(env) : 0) + ARRAY_SIZE(callgrind_opts) + ARRAY_SIZE(cache_sim_opts) + 5 + argc + 1;
 	char **out = xcalloc(max, sizeof(*out));
 	size_t k = 0;
 	if (env) {
@@ -687,6 +688,8 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 	out[k++] = xstrdup(p->branch_sim ? "--branch-sim=yes" : "--branch-sim=no");
 	if (!p->cache_sim)
 		out[k++] = xstrdup("--cache-sim=no");
+	if (p->collect)
+		out[k++] = xasprintf("--toggle-collect=%s", p->collect);
 	out[k++] = xasprintf("--callgrind-out-file=%s/cg.%%p.out", p->dir);
 	for (size_t i = 0; i < argc; i++)
 		out[k++] = xstrdup(argv[i]);
@@ -949,6 +952,11 @@ static void valgrind_keep_functions(void *priv)
 	((struct valgrind_priv *)priv)->keep = true;
 }
 
+static void valgrind_collect_only(void *priv, const char *function)
+{
+	((struct valgrind_priv *)priv)->collect = function;
+}
+
 static struct cg_table *valgrind_functions(void *priv)
 {
 	struct valgrind_priv *p = priv;
@@ -992,4 +1000,5 @@ const struct lk_backend backend_valgrind = {
 	.close = valgrind_close,
 	.keep_functions = valgrind_keep_functions,
 	.functions = valgrind_functions,
+	.collect_only = valgrind_collect_only,
 };

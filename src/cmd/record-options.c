@@ -243,6 +243,7 @@ SETTER(set_baseline, "--baseline", o->baseline = v)
 SETTER(set_runner_class, "--runner-class", o->runner_class = v)
 SETTER(set_any_runner, "--any-runner", o->any_runner = true)
 SETTER(set_git, "--git", o->git = true)
+SETTER(set_collect, "--collect", o->collect = v)
 #undef SETTER
 
 static const struct opt_spec options[] = {
@@ -282,6 +283,7 @@ static const struct opt_spec options[] = {
 	{ "--max-runs", NULL, true, set_max_runs },
 	{ "--jobs", NULL, true, set_jobs },
 	{ "--gate-inconclusive", NULL, true, set_gate_inconclusive },
+	{ "--collect", NULL, true, set_collect },
 };
 
 /* A word before "--" is a command without its "--". */

@@ -378,6 +378,8 @@ _Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int f
 			/* As plan-events.c asks of the parent's instance: the run's functions for --explain or a gate. */
 			if (nbi > 0 && (rec->o.explain || rec->ngates) && bi[nbi].ops->keep_functions)
 				bi[nbi].ops->keep_functions(bi[nbi].priv);
+			if (nbi > 0 && rec->o.collect && bi[nbi].ops->collect_only)
+				bi[nbi].ops->collect_only(bi[nbi].priv, rec->o.collect);
 		}
 		if (nbi == rec->nbi)
 			h.rr = runner_run(&run, c->prog.path, c->prog.argv, bi, nbi, counts, &h.res, h.err, sizeof(h.err));

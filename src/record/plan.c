@@ -123,6 +123,11 @@ static int plan_runs(struct record *rec, unsigned long *n)
 		/* Deterministic counts do not grow more certain with more runs: no automatic count. */
 		rec->cmds[i].auto_runs = !det && !o->runs_given && rec->npasses < 2 && hi > n[i];
 	}
+	if (o->collect && (!rec->be || !rec->be->collect_only)) {
+		error("--collect counts from a function on, which only the valgrind backend can (not %s)", bname);
+		fix("add --backend valgrind");
+		return EXIT_USAGE;
+	}
 	if (o->jobs > 1) {
 		const char *why = !det ? "its runs would disturb each other's timing and counts"
 			: o->interleave ? "--interleave runs one command at a time"

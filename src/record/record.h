@@ -69,6 +69,7 @@ struct record_opts {
 	unsigned long min_runs, max_runs;	/* --min-runs/--max-runs: bounds of the automatic count (0: default) */
 	unsigned long jobs;			/* --jobs J: a deterministic backend's runs J at a time (0: one by one) */
 	enum record_inconclusive gate_inconclusive;	/* --gate-inconclusive pass|fail */
+	const char *collect;			/* --collect FUNC: count only while FUNC runs (valgrind) */
 	unsigned long *runs_each;		/* -n N,N,...: runs of command i (nruns_each values), or NULL */
 	size_t nruns_each;
 	const char *measurements;

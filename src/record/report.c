@@ -122,6 +122,17 @@ static void runs_identical_note(struct record *rec, const struct record_cmd *c, 
 		rec->be->name, worst->name, sd);
 }
 
+/* --collect FUNC that counted nothing: the function never ran, or callgrind knows it by another name. */
+static void collect_note(const struct record *rec, const struct record_cmd *c, unsigned index)
+{
+	for (size_t i = 0; rec->o.collect && i < rec->ncols; i++)
+		if (c->rows[i].exact && c->rows[i].st.n && c->rows[i].st.max == 0 && !strcmp(rec->cols[i].ev->name, "Ir")) {
+			warning("--collect '%s' counted nothing in command %u: the function never ran, or has another "
+				"symbol name (callgrind matches names, with * and ? as wildcards)", rec->o.collect, index);
+			return;
+		}
+}
+
 static void print_block(struct record *rec, struct record_cmd *c, unsigned index, const char *title)
 {
 	struct report_opts ro = rec->ro;
@@ -162,6 +173,7 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 				due - row->st.n, index, due, row->st.n);
 	}
 	runs_identical_note(rec, c, index);
+	collect_note(rec, c, index);
 	/* Direct process only; user mode (kperf, macOS rusage). */
 	if (c != &rec->shell_cost)
 		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);
@@ -396,6 +408,8 @@ static char *baseline_fingerprint(const struct record *rec)
 		strbuf_addf(&sb, "%s ", vg);
 		free(vg);
 	}
+	if (rec->o.collect)
+		strbuf_addf(&sb, "collect:%s ", rec->o.collect);	/* counts from that function on only */
 	strbuf_addf(&sb, "programs:");
 	for (size_t ci = 0; ci < rec->ncmds; ci++)
 		strbuf_addf(&sb, "%s%s", ci ? "," : "", rec->cmds[ci].prog.path[0] ? rec->cmds[ci].prog.path : "?");

@@ -66,6 +66,28 @@ for cmd in "$ONE" "$KIDS"; do
 	echo "$cmd: Ir $base under every condition; raw callgrind:$rawseen"
 done
 
+# --collect main: only main's work (callgrind's --toggle-collect), as a raw callgrind run with the same
+# option counts it, and free of start-up: unset HOME moves the whole run, not main.
+cir() { env $1 "$LAUKA" record --backend valgrind -m Ir $2 --export-json c.json -- "$ONE" >/dev/null 2>e.txt ||
+	fail "lauka --collect failed under '$1': $(cat e.txt)"
+	python3 -c 'import json
+print([m for m in json.load(open("c.json"))["commands"][0]["measurements"] if m["name"] == "Ir"][0]["samples"][0])'; }
+rm -rf cl && mkdir cl
+eval "set -- $ONE"
+vg_pinned valgrind $OPTS --cache-sim=no --branch-sim=no --toggle-collect=main --callgrind-out-file="$PWD/cl/cg.%p.out" "$@"
+want=$(sum_ir cl)
+m1=$(cir "" "--collect main"); m2=$(cir "-u HOME" "--collect main")
+w1=$(cir "" ""); w2=$(cir "-u HOME" "")
+[ "$m1" = "$want" ] || fail "--collect main: lauka $m1, raw callgrind --toggle-collect=main $want"
+[ "$m1" = "$m2" ] || fail "--collect main moved with HOME: $m1 vs $m2"
+[ "$w1" != "$w2" ] || fail "the whole run did not move with HOME ($w1): this case proves nothing"
+[ "$m1" -lt "$w1" ] || fail "--collect main counted $m1, the whole run $w1"
+echo "--collect main: $m1 Ir with and without HOME; the whole run $w1 and $w2"
+run "$LAUKA" record --backend valgrind -m Ir --collect no_such_function_xyz -- "$ONE"
+expect_rc 0; expect_err "collect 'no_such_function_xyz' counted nothing in command 1"
+run "$LAUKA" record --backend rusage --collect main -- true
+expect_rc 1; expect_err "^error: --collect counts from a function on, which only the valgrind backend can"
+
 # The user's locale is the command's (lauka set LC_ALL=C: sort ran 82.4M Ir under lauka, 189.5M in
 # LANG=C.UTF-8): sort's count equals a raw callgrind run's in the same locale within 0.5% (Debian's
 # valgrind wrapper and the whole environment make the small rest), and differs in LC_ALL=C.
