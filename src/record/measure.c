@@ -589,7 +589,8 @@ static unsigned long auto_target(const struct record *rec, struct record_cmd *c)
 {
 	unsigned long hi = rec->o.max_runs ? rec->o.max_runs : RECORD_AUTO_MAX;
 	c->auto_runs = false;
-	return order_auto_runs(c->done, measured_ns(rec, c), RECORD_AUTO_RUNS, RECORD_AUTO_NS, c->planned, hi);
+	return order_auto_runs(c->done, measured_ns(rec, c), c->elapsed_ns, RECORD_AUTO_RUNS, RECORD_AUTO_NS,
+			       RECORD_AUTO_CAP_NS, c->planned, hi);
 }
 
 /* Insert m slots at position at of the order. */
@@ -729,8 +730,11 @@ again:
 			finish(rec, ci);
 			continue;
 		}
+		uint64_t t0 = lk_now_ns();
 		if (!r && (r = run_measured(rec, c, what, s->warmup)) > 0)
 			stop(rec, c, r, "command");
+		if (!s->warmup)
+			c->elapsed_ns += (double)(lk_now_ns() - t0);
 		if (!r && (r = run_hook(rec, ci, HOOK_CONCLUDE, s)) > 0)
 			stop(rec, c, r, "conclude");
 		if (!r && !s->warmup && c->hook[HOOK_CHECK])

@@ -40,10 +40,13 @@
  * Runs by backend (DESIGN.md): a deterministic backend makes one run unless
  * -n says more; a sampled one "auto": --min-runs (3) first, then more until
  * RECORD_AUTO_RUNS runs and RECORD_AUTO_NS of measured wall time, at most
- * --max-runs (RECORD_AUTO_MAX by default).  -n fixes the count.
+ * --max-runs (RECORD_AUTO_MAX by default) and as many as fit in
+ * RECORD_AUTO_CAP_NS of real time (a 9 s xctrace run stays at 3).  -n fixes
+ * the count.
  */
 #define RECORD_AUTO_RUNS 10
 #define RECORD_AUTO_NS 3e9
+#define RECORD_AUTO_CAP_NS 30e9
 #define RECORD_AUTO_MAX 100
 
 /* --gate-inconclusive: what a gate that cannot tell counts as (default: its own exit code). */
@@ -132,6 +135,7 @@ struct record_cmd {
 	int *codes;				/* [run] exit status of each measured run */
 	size_t ignored;				/* runs with a non-zero status that -i or --ok-exit-codes accepted */
 	double user_ns, sys_ns;			/* CPU times of the measured runs, summed (wait4's rusage) */
+	double elapsed_ns;			/* real time of its measured runs, lauka's own cost included */
 	size_t checks_passed;
 	struct report_row *rows;		/* [col], filled when the command is finished */
 	double *coverage;			/* [col] lowest counted fraction */
