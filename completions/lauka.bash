@@ -71,11 +71,14 @@ _lauka() {
 	--style)
 		COMPREPLY=($(compgen -W "full basic nocolor color none" -- "$cur"))
 		return ;;
+	--gate-inconclusive)
+		COMPREPLY=($(compgen -W "pass fail" -- "$cur"))
+		return ;;
 	--db|--json|--plot|--import|--export-json|--export-csv|--export-markdown)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return ;;
-	-n|--runs|-r|--warmup|-w|-D|--parameter-step-size|--pmu|--ok-exit-codes|--seed|--runner-class|--save-baseline|--baseline|--gate|--command-name)
+	-n|--runs|-r|--warmup|-w|-D|--parameter-step-size|--pmu|--ok-exit-codes|--seed|--runner-class|--save-baseline|--baseline|--gate|--command-name|--min-runs|--max-runs|--jobs|--collect)
 		return ;;
 	esac
 	if [ "$COMP_CWORD" -eq 1 ]; then

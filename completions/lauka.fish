@@ -80,10 +80,11 @@ end
 complete -c lauka -f
 complete -c lauka -n __lauka_at_verb -a '(__lauka_verbs)'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_verb | string match -q help; and test (count (commandline -opc)) -eq 2' -a '(__lauka_verbs)'
-complete -c lauka -n 'not __lauka_after_dashdash; and not __lauka_prev_is --backend -m --measurements --check --color --db --json --plot --import --export-json --export-csv --export-markdown -n --runs -r --warmup -w -D --parameter-step-size --style --pmu --ok-exit-codes --seed --runner-class --save-baseline --baseline --gate --command-name; and string match -q -- "-*" (commandline -ct)' -a '(__lauka_options)'
+complete -c lauka -n 'not __lauka_after_dashdash; and not __lauka_prev_is --backend -m --measurements --check --color --db --json --plot --import --export-json --export-csv --export-markdown -n --runs -r --warmup -w -D --parameter-step-size --style --pmu --ok-exit-codes --seed --runner-class --save-baseline --baseline --gate --command-name --min-runs --max-runs --jobs --gate-inconclusive --collect; and string match -q -- "-*" (commandline -ct)' -a '(__lauka_options)'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --backend' -x -a '(__lauka_backends)'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is -m --measurements --check' -x -a '(__lauka_events)'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --color' -x -a 'auto never ansi'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --style' -x -a 'full basic nocolor color none'
+complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --gate-inconclusive' -x -a 'pass fail'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --db --json --plot --import --export-json --export-csv --export-markdown' -F -r
 complete -c lauka -n __lauka_after_dashdash -F -a '(__fish_complete_command)'

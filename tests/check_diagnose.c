@@ -63,17 +63,28 @@ static const struct {
 	double work, mem, br, cycles;
 	enum diag_verdict want;
 	double mem_share, br_share;	/* NAN: not checked */
+	double l1;			/* valgrind's D1mr, for the LL-hit term (0: not measured) */
 } reads[] = {
 	/* explain-work chase 1000000: 1 M loads that miss, 17.7 M instructions (the 16 MiB cycle is built first) */
-	{ "valgrind chase", true, 17713791, 1000896, 3311, NAN, DIAG_MEMORY_BOUND, 35.0 * 1000896 / (17713791 + 35.0 * 1000896 + 26.0 * 3311), NAN },
+	{ "valgrind chase", true, 17713791, 1000896, 3311, NAN, DIAG_MEMORY_BOUND, 35.0 * 1000896 / (17713791 + 35.0 * 1000896 + 26.0 * 3311), NAN, 0 },
 	/* explain-work branch 2000000: half of 2 M coin tosses mispredict */
-	{ "valgrind branch", true, 17129865, 778, 1004491, NAN, DIAG_BRANCH_BOUND, NAN, 26.0 * 1004491 / (17129865 + 35.0 * 778 + 26.0 * 1004491) },
+	{ "valgrind branch", true, 17129865, 778, 1004491, NAN, DIAG_BRANCH_BOUND, NAN, 26.0 * 1004491 / (17129865 + 35.0 * 778 + 26.0 * 1004491), 0 },
 	/* explain-work chain 3000000: every load hits L1, every branch predicted */
-	{ "valgrind chain", true, 27130846, 777, 3288, NAN, DIAG_NEITHER, NAN, NAN },
+	{ "valgrind chain", true, 27130846, 777, 3288, NAN, DIAG_NEITHER, NAN, NAN, 0 },
 	/* hardware with cycles: a miss costs (100 - 0.25 x 3) / 1.2, a mispredict (12.25 - 0.25 x 9) / 0.5 = 20 */
-	{ "cycles, few misses", false, 1e9, 1e6, 1e6, 0.25e9 + 1e6 * 99.25 / 1.2 + 2e7, DIAG_NEITHER, NAN, NAN },
-	{ "cycles, many misses", false, 1e9, 8e6, 1e6, 0.25e9 + 8e6 * 99.25 / 1.2 + 2e7, DIAG_MEMORY_BOUND, 8e6 * 99.25 / 1.2 / (0.25e9 + 8e6 * 99.25 / 1.2 + 2e7), 2e7 / (0.25e9 + 8e6 * 99.25 / 1.2 + 2e7) },
-	{ "cycles, mispredicts", false, 1e9, 1e5, 3e7, 0.25e9 + 1e5 * 99.25 / 1.2 + 6e8, DIAG_BRANCH_BOUND, NAN, 6e8 / (0.25e9 + 1e5 * 99.25 / 1.2 + 6e8) },
+	{ "cycles, few misses", false, 1e9, 1e6, 1e6, 0.25e9 + 1e6 * 99.25 / 1.2 + 2e7, DIAG_NEITHER, NAN, NAN, 0 },
+	{ "cycles, many misses", false, 1e9, 8e6, 1e6, 0.25e9 + 8e6 * 99.25 / 1.2 + 2e7, DIAG_MEMORY_BOUND, 8e6 * 99.25 / 1.2 / (0.25e9 + 8e6 * 99.25 / 1.2 + 2e7), 2e7 / (0.25e9 + 8e6 * 99.25 / 1.2 + 2e7), 0 },
+	{ "cycles, mispredicts", false, 1e9, 1e5, 3e7, 0.25e9 + 1e5 * 99.25 / 1.2 + 6e8, DIAG_BRANCH_BOUND, NAN, 6e8 / (0.25e9 + 1e5 * 99.25 / 1.2 + 6e8), 0 },
+	/* Both shares past the bound: a binary search (issue 28: memory 41%, branch 30%, said memory-bound alone). */
+	{ "valgrind binary search", true, 1e7, 404000, 400000, NAN, DIAG_MEMORY_BRANCH_BOUND,
+	  35.0 * 404000 / (1e7 + 35.0 * 404000 + 26.0 * 400000), 26.0 * 400000 / (1e7 + 35.0 * 404000 + 26.0 * 400000), 0 },
+	{ "cycles, both", false, 1e9, 8e6, 3e7, 0.25e9 + 8e6 * 99.25 / 1.2 + 6e8, DIAG_MEMORY_BRANCH_BOUND,
+	  8e6 * 99.25 / 1.2 / (0.25e9 + 8e6 * 99.25 / 1.2 + 6e8), 6e8 / (0.25e9 + 8e6 * 99.25 / 1.2 + 6e8), 0 },
+	/* L1 misses that hit LL cost 5 each (iai/Gungraun): gzip -9 had 74.5M D1 misses and read "memory 0.0%". */
+	{ "valgrind LL hits", true, 1e8, 1e5, 1e5, NAN, DIAG_MEMORY_BOUND,
+	  (5.0 * (1.2e7 - 1e5) + 35.0 * 1e5) / (1e8 + 5.0 * (1.2e7 - 1e5) + 35.0 * 1e5 + 26.0 * 1e5), NAN, 1.2e7 },
+	{ "valgrind, the same without D1mr", true, 1e8, 1e5, 1e5, NAN, DIAG_NEITHER,
+	  35.0 * 1e5 / (1e8 + 35.0 * 1e5 + 26.0 * 1e5), NAN, 0 },
 };
 
 START_TEST(test_read)
@@ -89,7 +100,10 @@ START_TEST(test_read)
 	diagnose_costs(ev[DIAG_WORK], ev[DIAG_MEMORY], ev[DIAG_BRANCH], ev[DIAG_CYCLES], reads[_i].valgrind, &costs);
 	ck_assert_int_eq(costs.model, reads[_i].valgrind ? DIAG_MODEL_VALGRIND : DIAG_MODEL_CYCLES);
 	struct diag_reading rd;
-	diagnose_read(reads[_i].work, reads[_i].mem, reads[_i].br, reads[_i].cycles, ev, &costs, &rd);
+	if (!reads[_i].l1)
+		ev[DIAG_L1MISS] = NULL;	/* not calibrated: the LL-hit term is left out */
+	double l1 = reads[_i].l1 ? reads[_i].l1 : NAN;
+	diagnose_read(reads[_i].work, reads[_i].mem, reads[_i].br, reads[_i].cycles, l1, ev, &costs, &rd);
 	ck_assert_msg(rd.verdict == reads[_i].want, "%s: %s (shares %g %g)", reads[_i].what, diag_verdict_names[rd.verdict],
 		      rd.mem_share, rd.br_share);
 	ck_assert(rd.have_shares);
@@ -119,7 +133,7 @@ START_TEST(test_decoder)
 	ck_assert_int_eq(costs.model, DIAG_MODEL_NONE);
 	struct diag_reading rd;
 	/* 1e9 units of work: 0.0157 and 0.0048 per unit */
-	diagnose_read(1e9, 0.0157e9, 0.0048e9, NAN, ev, &costs, &rd);
+	diagnose_read(1e9, 0.0157e9, 0.0048e9, NAN, NAN, ev, &costs, &rd);
 	ck_assert_int_eq(rd.verdict, DIAG_NEITHER);
 	ck_assert(!rd.have_shares);
 	ck_assert_double_eq_tol(rd.mem.per_unit, 0.0157, 1e-12);
@@ -127,7 +141,7 @@ START_TEST(test_decoder)
 	ck_assert_double_eq_tol(rd.br.probe / rd.br.per_unit, 20.8, 0.1);		/* "a factor of 21" */
 	ck_assert(rd.mem.fraction < DIAG_BOUND_FRACTION && rd.br.fraction < DIAG_BOUND_FRACTION);
 	/* A tenth of the way to chase is memory-bound by the fraction rule. */
-	diagnose_read(1e9, 0.9e9, 0.0048e9, NAN, ev, &costs, &rd);
+	diagnose_read(1e9, 0.9e9, 0.0048e9, NAN, NAN, ev, &costs, &rd);
 	ck_assert_int_eq(rd.verdict, DIAG_MEMORY_BOUND);
 }
 END_TEST
@@ -156,7 +170,7 @@ static void reading(const double *w, const double *m, const double *b, struct di
 	const struct diag_event *ev[DIAG_ROLES] = { &vg_cal[c[0]], &vg_cal[c[1]], &vg_cal[c[2]], NULL };
 	struct diag_costs costs;
 	diagnose_costs(ev[0], ev[1], ev[2], NULL, true, &costs);
-	diagnose_read(w[0], m[0], b[0], NAN, ev, &costs, rd);
+	diagnose_read(w[0], m[0], b[0], NAN, NAN, ev, &costs, rd);
 }
 
 START_TEST(test_cause)

@@ -47,42 +47,63 @@ START_TEST(test_parse)
 END_TEST
 
 #define ST(m, s) { .n = 5, .mean = (m), .sd = (s) }
+#define ST1(m) { .n = 1, .mean = (m), .sd = 0 }	/* one completed run: no spread to speak of */
 #define D(p, lo, hi) { .valid = true, .bounded = true, .pct = (p), .ci_low = (lo), .ci_high = (hi) }
 
 static const struct {
 	struct lk_stats ref, cur;
 	struct lk_delta d;
 	double limit;
+	bool exact;		/* a deterministic measurement (valgrind's events) */
 	enum gate_basis basis;
-	bool failed;
+	bool failed, inconclusive;
 	double change;
 } eval_cases[] = {
 	/* Deterministic counts (sd 0 both sides): the plain change, whatever the interval says. */
-	{ ST(1000, 0), ST(1000, 0), D(0, 0, 0), 1, GATE_EXACT, false, 0 },
-	{ ST(1000, 0), ST(1010, 0), D(1, 1, 1), 1, GATE_EXACT, false, 1 },	/* exactly at the limit passes */
-	{ ST(1000, 0), ST(1011, 0), D(1.1, 1.1, 1.1), 1, GATE_EXACT, true, 1.1 },
-	{ ST(1000, 0), ST(2000, 0), D(100, 100, 100), 1, GATE_EXACT, true, 100 },
-	{ ST(1000, 0), ST(500, 0), D(-50, -50, -50), 0, GATE_EXACT, false, -50 },	/* better passes */
-	{ ST(0, 0), ST(0, 0), { .valid = true }, 0, GATE_EXACT, false, 0 },
-	{ ST(0, 0), ST(3, 0), { .valid = false }, 5, GATE_EXACT, true, INFINITY },
+	{ ST(1000, 0), ST(1000, 0), D(0, 0, 0), 1, false, GATE_EXACT, false, false, 0 },
+	{ ST(1000, 0), ST(1010, 0), D(1, 1, 1), 1, false, GATE_EXACT, false, false, 1 },	/* exactly at the limit passes */
+	{ ST(1000, 0), ST(1011, 0), D(1.1, 1.1, 1.1), 1, false, GATE_EXACT, true, false, 1.1 },
+	{ ST(1000, 0), ST(2000, 0), D(100, 100, 100), 1, false, GATE_EXACT, true, false, 100 },
+	{ ST(1000, 0), ST(500, 0), D(-50, -50, -50), 0, false, GATE_EXACT, false, false, -50 },	/* better passes */
+	{ ST(0, 0), ST(0, 0), { .valid = true }, 0, false, GATE_EXACT, false, false, 0 },
+	{ ST(0, 0), ST(3, 0), { .valid = false }, 5, false, GATE_EXACT, true, false, INFINITY },
 	/* Noisy: significant only when the whole interval lies above the limit. */
-	{ ST(100, 5), ST(120, 5), D(20, 12, 28), 10, GATE_INTERVAL, true, 20 },
-	{ ST(100, 5), ST(120, 9), D(20, 8, 32), 10, GATE_INTERVAL, false, 20 },	/* change above, interval not */
-	{ ST(100, 5), ST(100, 5), D(0, -4, 4), 0, GATE_INTERVAL, false, 0 },
-	{ ST(100, 5), ST(150, 5), D(50, 10, 90), 10, GATE_INTERVAL, false, 50 },	/* low bound on the limit */
-	{ ST(100, 1), ST(100.5, 0), D(0.5, 0.2, 0.8), 0.1, GATE_INTERVAL, true, 0.5 },	/* one side noisy */
-	/* An unbounded interval is never significant. */
+	{ ST(100, 5), ST(120, 5), D(20, 12, 28), 10, false, GATE_INTERVAL, true, false, 20 },
+	/* change above, interval not */
+	{ ST(100, 5), ST(120, 9), D(20, 8, 32), 10, false, GATE_INTERVAL, false, false, 20 },
+	{ ST(100, 5), ST(100, 5), D(0, -4, 4), 0, false, GATE_INTERVAL, false, false, 0 },
+	{ ST(100, 5), ST(150, 5), D(50, 10, 90), 10, false, GATE_INTERVAL, false, false, 50 },	/* low bound on the limit */
+	/* one side noisy */
+	{ ST(100, 1), ST(100.5, 0), D(0.5, 0.2, 0.8), 0.1, false, GATE_INTERVAL, true, false, 0.5 },
+	/* An unbounded interval can tell nothing: inconclusive, never a pass (issue 28: 5 in 13 said "pass"). */
 	{ ST(1, 5), ST(50, 5), { .valid = true, .bounded = false, .pct = 4900, .ci_low = NAN, .ci_high = NAN }, 10,
-	  GATE_UNBOUNDED, false, 4900 },
-	{ ST(0, 5), ST(50, 5), { .valid = false }, 10, GATE_UNBOUNDED, false, NAN },
+	  false, GATE_UNBOUNDED, false, true, 4900 },
+	{ ST(0, 5), ST(50, 5), { .valid = false }, 10, false, GATE_UNBOUNDED, false, true, NAN },
+	/* One run of a varying measurement has sd 0 and no interval: too few, not exact. */
+	{ ST1(1000), ST1(1200), D(20, 20, 20), 5, false, GATE_TOO_FEW, false, true, 20 },
+	{ ST1(1000), ST1(1000), D(0, 0, 0), 5, false, GATE_TOO_FEW, false, true, 0 },
+	{ ST(1000, 10), ST1(1200), D(20, 17, 23), 5, false, GATE_TOO_FEW, false, true, 20 },
+	{ ST1(1000), ST(1200, 10), D(20, 17, 23), 5, false, GATE_TOO_FEW, false, true, 20 },
+	/* A deterministic count: one run is the count, the change is exact. */
+	{ ST1(1000), ST1(1200), D(20, 20, 20), 5, true, GATE_EXACT, true, false, 20 },
+	{ ST1(1000), ST1(1040), D(4, 4, 4), 5, true, GATE_EXACT, false, false, 4 },
+	/* Deterministic runs that differed (a command with side effects): the interval decides. */
+	{ ST(1000, 5), ST(1200, 5), D(20, 19, 21), 5, true, GATE_INTERVAL, true, false, 20 },
+	{ ST(1000, 5), ST(1200, 5), { .valid = true, .bounded = false, .pct = 20, .ci_low = NAN, .ci_high = NAN }, 5,
+	  true, GATE_UNBOUNDED, false, true, 20 },
+	/* No run on one side at all. */
+	{ { .n = 0 }, ST(1200, 5), { .valid = false }, 5, true, GATE_TOO_FEW, false, true, NAN },
 };
 
 START_TEST(test_evaluate)
 {
 	struct gate_eval e;
-	gate_evaluate(&eval_cases[_i].ref, &eval_cases[_i].cur, &eval_cases[_i].d, eval_cases[_i].limit, &e);
+	gate_evaluate(&eval_cases[_i].ref, &eval_cases[_i].cur, &eval_cases[_i].d, eval_cases[_i].limit,
+		      eval_cases[_i].exact, &e);
 	ck_assert_int_eq(e.basis, eval_cases[_i].basis);
 	ck_assert_msg(e.failed == eval_cases[_i].failed, "case %d: failed %d", _i, e.failed);
+	ck_assert_msg(e.inconclusive == eval_cases[_i].inconclusive, "case %d: inconclusive %d", _i, e.inconclusive);
+	ck_assert_msg(!(e.failed && e.inconclusive), "case %d: both failed and inconclusive", _i);
 	if (isnan(eval_cases[_i].change))
 		ck_assert(isnan(e.change));
 	else if (isinf(eval_cases[_i].change))

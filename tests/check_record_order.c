@@ -136,6 +136,39 @@ START_TEST(test_splitmix_reference)
 }
 END_TEST
 
+/*
+ * The automatic count: hyperfine's rule (at least 10 runs and 3 s), between
+ * the runs already made (or --min-runs) and the cap.  Times in ns.
+ */
+static const struct {
+	unsigned long done;
+	double measured_ns, elapsed_ns;	/* the command's wall time, and real time with lauka's own cost */
+	unsigned long min, max, want;
+} auto_cases[] = {
+	{ 3, 3 * 1e6, 3 * 2e6, 3, 100, 100 },		/* 1 ms a run: 3000 for 3 s, capped at 100 */
+	{ 3, 3 * 1e6, 3 * 2e6, 3, 1000000, 3000 },	/* no cap on runs: exactly 3 s */
+	{ 3, 3 * 50e6, 3 * 51e6, 3, 100, 60 },		/* 50 ms a run: 60 runs are 3 s */
+	{ 3, 3 * 1e9, 3 * 1e9, 3, 100, 10 },		/* 1 s a run: 10 runs, more than 3 s */
+	{ 3, 3 * 2.9e9, 3 * 2.9e9, 3, 100, 10 },	/* 2.9 s a run: 10 runs fit in 30 s */
+	{ 3, 3 * 5e9, 3 * 5e9, 3, 100, 6 },		/* 5 s a run: 6 fit in 30 s */
+	{ 3, 3 * 60e9, 3 * 60e9, 3, 100, 3 },		/* a minute a run: the first 3 only */
+	{ 3, 3 * 0.2e9, 3 * 9.2e9, 3, 100, 3 },		/* xctrace: 9 s of lauka's own a run */
+	{ 3, 3 * 1e9, 3 * 1e9, 3, 5, 5 },		/* --max-runs below 10 */
+	{ 20, 20 * 1e9, 20 * 1e9, 20, 100, 20 },	/* --min-runs above what is wanted */
+	{ 3, 3 * 1e9, 3 * 1e9, 3, 3, 3 },		/* --max-runs = the pilot: nothing more */
+	{ 3, 3 * 0.4e9, 3 * 0.4e9, 3, 100, 10 },	/* 0.4 s a run: 8 would be 3.2 s, but 10 runs */
+	{ 3, 3 * 0.2e9, 3 * 0.2e9, 3, 100, 15 },	/* 0.2 s a run: 15 runs are 3 s */
+	{ 3, 0, 0, 3, 100, 10 },			/* no time measured */
+};
+
+START_TEST(test_auto_runs)
+{
+	unsigned long n = order_auto_runs(auto_cases[_i].done, auto_cases[_i].measured_ns, auto_cases[_i].elapsed_ns,
+					  10, 3e9, 30e9, auto_cases[_i].min, auto_cases[_i].max);
+	ck_assert_msg(n == auto_cases[_i].want, "case %d: %lu runs, want %lu", _i, n, auto_cases[_i].want);
+}
+END_TEST
+
 extern Suite *record_order_suite(void);
 Suite *record_order_suite(void)
 {
@@ -146,6 +179,7 @@ Suite *record_order_suite(void)
 	tcase_add_test(tc, test_evenly_spaced);
 	tcase_add_test(tc, test_seed_repeats_and_varies);
 	tcase_add_test(tc, test_splitmix_reference);
+	tcase_add_loop_test(tc, test_auto_runs, 0, sizeof(auto_cases) / sizeof(*auto_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }

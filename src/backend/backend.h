@@ -137,6 +137,12 @@ struct lk_backend {
 	 */
 	void (*keep_functions)(void *priv);
 	struct cg_table *(*functions)(void *priv);
+	/*
+	 * Optional: count only while `function` runs, callees included
+	 * (record --collect; valgrind: callgrind's --toggle-collect), so that
+	 * start-up and exit are left out.  The string outlives the instance.
+	 */
+	void (*collect_only)(void *priv, const char *function);
 };
 
 /* A backend with its private state, as the runner and the commands hold it. */

@@ -3,7 +3,7 @@
  * any Linux machine, PMU or not.
  *
  * The command runs as
- *   [env -i PATH=... HOME=... TMPDIR=... LC_ALL=C ... LAUKA_PAD=xx...]
+ *   [env -i HOME=... LANG=... PATH=... PWD=... TMPDIR=... LAUKA_PAD=xx...]
  *     valgrind[.bin] -q --command-line-only=yes --vgdb=no --tool=callgrind
  *     --trace-children=yes --combine-dumps=yes --dump-before=fork ... (every
  *     fork entry point) [--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64
@@ -40,16 +40,21 @@
  *    instructions of each process's exit: see cache_sim_opts);
  *  - --command-line-only=yes ignores ~/.valgrindrc, ./.valgrindrc and
  *    $VALGRIND_OPTS;
- *  - the environment is pinned to PATH, HOME, TMPDIR, PWD and LC_ALL=C,
- *    each always present (HOME=/ and TMPDIR=/tmp when unset): every variable
- *    costs each getenv() of start-up code a comparison, about 450 Ir for
- *    `true` when TMPDIR is set.  PYTHONHASHSEED=0, PERL_HASH_SEED=0 and
- *    PERL_PERTURB_KEYS=0 switch off the hash randomisation of Python and
- *    Perl, whose counts otherwise move by about 0.05% from run to run.
- *    PATH and HOME are kept so that commands still find their tools and
- *    configuration, TMPDIR because valgrind itself writes there;
- *    LAUKA_VALGRIND_ENV=inherit passes the whole environment instead, for
- *    commands configured by environment variables;
+ *  - the environment holds PATH, HOME and TMPDIR when the user has them set,
+ *    PWD, and the variables that change what a program does (base/envvars.h:
+ *    LANG, LANGUAGE, LC_*, TZ, the interpreters' hash seeds), all with the
+ *    user's values, sorted; nothing else: every variable costs each getenv()
+ *    of start-up code a comparison (about 450 Ir for `true` when TMPDIR is
+ *    set), so unrelated variables would move the counts from machine to
+ *    machine.  lauka sets no value a program reads: no LC_ALL=C (`sort` ran
+ *    82.4M Ir under it where the user's LANG=C.UTF-8 runs 189.5M), no hash
+ *    seed (Python's and Perl's counts then move by about 0.05% from run to
+ *    run unless the user sets PYTHONHASHSEED / PERL_HASH_SEED), no HOME or
+ *    TMPDIR when unset (each present or absent moves counts: doc/valgrind.md
+ *    gives the figures).  PATH and HOME are kept so that commands still find
+ *    their tools and configuration, TMPDIR because valgrind itself writes
+ *    there; LAUKA_VALGRIND_ENV=inherit passes the whole environment instead,
+ *    for commands configured by other environment variables;
  *  - the strings at the top of the program's first stack (arguments,
  *    environment, the program's path) are padded by LAUKA_PAD=xxx... to a
  *    multiple of 4096 bytes: their length sets the stack's alignment, and
@@ -80,6 +85,7 @@
 #include "backend/backend.h"
 #include "backend/callgrind.h"
 #include "backend/valgrind.h"
+#include "base/envvars.h"
 #include "base/error.h"
 #include "base/exec-path.h"
 #include "base/progress.h"
@@ -158,6 +164,7 @@ struct valgrind_priv {
 	char *cmdline_path;	/* the same with argv[0] resolved (valgrind shows scripts found in PATH so) */
 	char *warned;		/* the last command warned about exec: each is warned once */
 	bool keep;		/* keep_functions(): gather the self Ir by function of each run */
+	const char *collect;	/* collect_only(): --toggle-collect=<it>, or NULL */
 	struct cg_table *funcs;	/* of the run read last, when keep */
 };
 
@@ -590,6 +597,54 @@ static char *pwd_var(void)
 	return xasprintf("PWD=%s", getcwd(cwd, sizeof(cwd)) ? cwd : "/");
 }
 
+extern char **environ;
+
+static bool starts_with_str(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static size_t envlen(char *const env[])
+{
+	size_t n = 0;
+	while (env[n])
+		n++;
+	return n;
+}
+
+/*
+ * The command's environment under valgrind (malloc'd strings, NULL-ended,
+ * sorted so that its order is the same on every machine): PATH, HOME and
+ * TMPDIR as the user has them (absent when unset: lauka adds no value a
+ * program reads), PWD (the working directory: see pwd_var), and the
+ * variables that change what a program does (base/envvars.h: locale, time
+ * zone, interpreters' seeds) with the user's values.  LAUKA_PAD follows.
+ */
+static char **pinned_env(void)
+{
+	size_t n = 0;
+	for (char **e = environ; e && *e; e++)
+		n++;
+	char **env = xcalloc(n + 2, sizeof(*env));
+	size_t k = 0;
+	for (char **e = environ; e && *e; e++) {
+		const char *v = *e;
+		if (!strchr(v, '=') || starts_with_str(v, "PWD=") || starts_with_str(v, VALGRIND_PAD_VAR))
+			continue;
+		if (starts_with_str(v, "PATH=") || starts_with_str(v, "HOME=") || starts_with_str(v, "TMPDIR=") ||
+		    lk_env_behaviour(v))
+			env[k++] = xstrdup(v);
+	}
+	env[k++] = pwd_var();
+	qsort(env, k, sizeof(*env), cmp_entry);
+	return env;
+}
+
 static char **valgrind_wrap_argv(void *priv, char *const argv[])
 {
 	struct valgrind_priv *p = priv;
@@ -605,23 +660,11 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
-	size_t max = 11 + ARRAY_SIZE(callgrind_opts) + ARRAY_SIZE(cache_sim_opts) + 4 + argc + 1;
+	char **env = p->env[0] ? pinned_env() : NULL;
+	size_t max = 3 + (env ? envlen(env) : 0) + ARRAY_SIZE(callgrind_opts) + ARRAY_SIZE(cache_sim_opts) + 5 + argc + 1;
 	char **out = xcalloc(max, sizeof(*out));
 	size_t k = 0;
-	if (p->env[0]) {
-		const char *path = getenv("PATH"), *home = getenv("HOME"), *tmp = getenv("TMPDIR");
-		char *env[] = {
-			xasprintf("PATH=%s", path ? path : "/usr/local/bin:/usr/bin:/bin"),
-			xasprintf("HOME=%s", home && *home ? home : "/"),
-			xasprintf("TMPDIR=%s", tmp && *tmp ? tmp : "/tmp"),
-			pwd_var(),
-			xstrdup("LC_ALL=C"),
-			/* Interpreters that seed their hashes at random walk their tables in another order every run. */
-			xstrdup("PYTHONHASHSEED=0"),
-			xstrdup("PERL_HASH_SEED=0"),
-			xstrdup("PERL_PERTURB_KEYS=0"),
-			NULL,
-		};
+	if (env) {
 		char exe[PATH_MAX];
 		if (exec_resolve(argv[0], exe, sizeof(exe)) < 0)
 			snprintf(exe, sizeof(exe), "%s", argv[0]);
@@ -630,6 +673,7 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 		out[k++] = xstrdup("-i");
 		for (size_t i = 0; env[i]; i++)
 			out[k++] = env[i];
+		free(env);
 		char *padvar = xmalloc(strlen(VALGRIND_PAD_VAR) + pad + 1);
 		memcpy(padvar, VALGRIND_PAD_VAR, strlen(VALGRIND_PAD_VAR));
 		memset(padvar + strlen(VALGRIND_PAD_VAR), 'x', pad);
@@ -644,6 +688,8 @@ static char **valgrind_wrap_argv(void *priv, char *const argv[])
 	out[k++] = xstrdup(p->branch_sim ? "--branch-sim=yes" : "--branch-sim=no");
 	if (!p->cache_sim)
 		out[k++] = xstrdup("--cache-sim=no");
+	if (p->collect)
+		out[k++] = xasprintf("--toggle-collect=%s", p->collect);
 	out[k++] = xasprintf("--callgrind-out-file=%s/cg.%%p.out", p->dir);
 	for (size_t i = 0; i < argc; i++)
 		out[k++] = xstrdup(argv[i]);
@@ -906,6 +952,11 @@ static void valgrind_keep_functions(void *priv)
 	((struct valgrind_priv *)priv)->keep = true;
 }
 
+static void valgrind_collect_only(void *priv, const char *function)
+{
+	((struct valgrind_priv *)priv)->collect = function;
+}
+
 static struct cg_table *valgrind_functions(void *priv)
 {
 	struct valgrind_priv *p = priv;
@@ -949,4 +1000,5 @@ const struct lk_backend backend_valgrind = {
 	.close = valgrind_close,
 	.keep_functions = valgrind_keep_functions,
 	.functions = valgrind_functions,
+	.collect_only = valgrind_collect_only,
 };

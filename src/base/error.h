@@ -38,6 +38,7 @@ enum {
 	EXIT_USAGE = 1,
 	EXIT_COUNTERS = 2,
 	EXIT_GATE = 3,		/* a regression gate failed (record --gate) and no command failed */
+	EXIT_INCONCLUSIVE = 4,	/* a gate could not tell (unbounded interval, too few runs), nothing failed */
 	EXIT_INTERRUPTED = 130,
 };
 

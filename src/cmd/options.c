@@ -172,7 +172,7 @@ static const char *hyperfine_hint(const char *verb, const char *typed)
 		{ "--output", "the commands' output is discarded; --show-output shows it" },
 		{ "--input", "the commands read /dev/null" },
 		{ "-s", "hyperfine's -s is --setup here" },
-		{ "-M", "hyperfine's -M is --max-runs; here -n gives the number of runs" },
+		{ "-M", "hyperfine's -M is --max-runs here (and -m is --measurements)" },
 		{ "-p", "hyperfine's -p is --prepare here" },
 		{ "-c", "hyperfine's -c is --cleanup here" },
 	};

@@ -73,7 +73,8 @@ static const char *verdict_name(enum delta_verdict v)
 
 static const char *basis_name(enum gate_basis b)
 {
-	return b == GATE_EXACT ? "exact" : b == GATE_INTERVAL ? "interval" : "unbounded";
+	return b == GATE_EXACT ? "exact" : b == GATE_INTERVAL ? "interval" : b == GATE_TOO_FEW ? "too_few_runs"
+		: "unbounded";
 }
 
 static void json_measurement(FILE *f, const struct export_command *ec, size_t r)
@@ -186,6 +187,12 @@ static double mean_seconds(const struct export_command *ec, const char *name)
 	return sum / (double)ec->runs;
 }
 
+/* A measured user_time/sys_time row, else the rusage every run has (user/system are never null then). */
+static double user_or(double measured, bool has, double from_rusage)
+{
+	return isfinite(measured) || !has ? measured : from_rusage;
+}
+
 /*
  * One entry of hyperfine's "results": its statistics of the wall times in
  * seconds as hyperfine defines them (stddev with n - 1, null for one run;
@@ -213,7 +220,8 @@ static void json_hyperfine_result(FILE *f, const struct export_command *ec)
 	export_json_str(f, ec->name ? ec->name : ec->command);
 	const struct { const char *k; double v; } fields[] = {
 		{ "mean", mean }, { "stddev", m > 1 ? sqrt(ss / (double)(m - 1)) : NAN }, { "median", median },
-		{ "user", mean_seconds(ec, "user_time") }, { "system", mean_seconds(ec, "sys_time") },
+		{ "user", user_or(mean_seconds(ec, "user_time"), ec->has_cpu, ec->user_s) },
+		{ "system", user_or(mean_seconds(ec, "sys_time"), ec->has_cpu, ec->system_s) },
 		{ "min", m ? sorted[0] : NAN }, { "max", m ? sorted[m - 1] : NAN },
 	};
 	for (size_t k = 0; k < sizeof(fields) / sizeof(*fields); k++) {
@@ -294,7 +302,7 @@ void export_json(FILE *f, const struct export_run *r)
 		fputs(", \"ci95_high\": ", f);
 		json_num(f, eg->eval.ci_high);
 		fprintf(f, ", \"basis\": \"%s\", \"result\": \"%s\"}", basis_name(eg->eval.basis),
-			eg->eval.failed ? "fail" : "pass");
+			eg->eval.failed ? "fail" : eg->eval.inconclusive ? "inconclusive" : "pass");
 	}
 	fputs(r->ngates ? "\n  ],\n  \"results\": [" : "],\n  \"results\": [", f);
 	for (size_t c = 0; c < r->ncmds; c++) {
@@ -506,6 +514,8 @@ void export_markdown(FILE *f, const struct export_run *r)
 			fputs("exact (σ = 0)", f);
 		else if (eg->eval.basis == GATE_UNBOUNDED)
 			fputs("unbounded", f);
+		else if (eg->eval.basis == GATE_TOO_FEW)
+			fputs("too few runs", f);
 		else {
 			fputs("[", f);
 			md_pct(f, eg->eval.ci_low);
@@ -513,6 +523,6 @@ void export_markdown(FILE *f, const struct export_run *r)
 			md_pct(f, eg->eval.ci_high);
 			fputs("]", f);
 		}
-		fputs(eg->eval.failed ? " | **fail** |\n" : " | pass |\n", f);
+		fputs(eg->eval.failed ? " | **fail** |\n" : eg->eval.inconclusive ? " | inconclusive |\n" : " | pass |\n", f);
 	}
 }

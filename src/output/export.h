@@ -36,6 +36,8 @@ struct export_command {
 	const char *const *param_names;
 	const char *const *param_values;
 	size_t nparams;
+	bool has_cpu;			/* user_s and system_s hold the runs' mean CPU times (wait4's rusage), s */
+	double user_s, system_s;
 };
 
 struct export_gate {
@@ -61,7 +63,7 @@ struct export_run {
 	const struct export_gate *gates;
 	size_t ngates;
 	int exit_code;			/* lauka's exit code */
-	const char *exit_cause;		/* "ok", "gate", "command", "check", "collection", "interrupted", "output" */
+	const char *exit_cause;		/* "ok", "gate", "inconclusive", "command", "check", "collection", "interrupted", "output" */
 	bool incomplete;		/* lauka was interrupted: JSON says "complete": false */
 };
 

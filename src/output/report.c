@@ -146,13 +146,22 @@ static void make_cells(const struct report_row *r, struct cells *c)
 	}
 	report_fmt_value(r->st.mean, r->unit, a, sizeof(a));
 	report_fmt_value(r->st.sd, r->unit, b, sizeof(b));
-	snprintf(c->mean, sizeof(c->mean), "%s ± %s", a, b);
+	/* One run of a measurement that varies says nothing of its spread: no "± 0" as if it had none. */
+	if (r->st.n < 2 && !r->exact)
+		snprintf(c->mean, sizeof(c->mean), "%s", a);
+	else
+		snprintf(c->mean, sizeof(c->mean), "%s ± %s", a, b);
 	report_fmt_value(r->st.min, r->unit, a, sizeof(a));
 	report_fmt_value(r->st.max, r->unit, b, sizeof(b));
 	snprintf(c->range, sizeof(c->range), "%s … %s", a, b);
 	double pct = r->st.n ? 100.0 * (double)r->st.outliers / (double)r->st.n : 0;
 	snprintf(c->outl, sizeof(c->outl), "%zu (%.0f%%)", r->st.outliers, pct);
-	if (r->has_delta) {
+	if (r->has_delta && r->point_only) {
+		char p[64];
+		if (r->delta.valid)
+			snprintf(p, sizeof(p), "%+.1f%%", r->delta.pct == 0 ? 0 : r->delta.pct);
+		snprintf(c->delta, sizeof(c->delta), "   %s (one run: no interval)", r->delta.valid ? p : "n/a");
+	} else if (r->has_delta) {
 		char d[144];
 		report_fmt_delta(&r->delta, d, sizeof(d));
 		const char *glyph = r->delta.verdict == DELTA_BETTER ? "⚡ "
@@ -275,7 +284,7 @@ static void put_row(FILE *f, bool color, const struct layout *L, const struct re
 {
 	fputs(c->name, f);
 	pad(f, c->name, L->wn);
-	if (color && !r->not_counted) {
+	if (color && !r->not_counted && strstr(c->mean, " ± ")) {
 		char *pm = strstr(c->mean, " ± ");
 		*pm = '\0';
 		put(f, true, C_BGREEN, c->mean);

@@ -54,6 +54,8 @@ struct report_row {
 	bool has_delta;		/* a later command: show the delta column */
 	struct lk_delta delta;
 	bool not_counted;	/* the event never ran on a counter */
+	bool exact;		/* deterministic counts (valgrind's events): one run is the count, its sigma 0 */
+	bool point_only;	/* a side has one run of a varying measurement: the change, no interval, no glyph */
 	bool scaled;		/* some runs were extrapolated (multiplexing, sampling) */
 	double coverage;	/* lowest counted fraction over the runs, when scaled */
 };

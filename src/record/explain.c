@@ -125,7 +125,7 @@ int explain_plan(struct explain *x, const struct lk_backend *be, struct catalog 
 	struct strbuf miss = { 0 };
 	static const char *const wants[DIAG_ROLES] = { "validated work-like event (instructions)",
 						      "validated memory-bound-like event (cache misses)",
-						      "validated branch-like event (mispredictions)", NULL };
+						      "validated branch-like event (mispredictions)", NULL, NULL };
 	const struct lk_pmu *pmu = cat ? catalog_pmu(cat) : NULL;
 	for (int k = 0; k < DIAG_ROLES; k++) {
 		x->role[k] = choice[k] >= 0 ? &x->ev[choice[k]] : NULL;
@@ -178,7 +178,8 @@ void explain_read(const struct explain *x, struct explain_cmd *c)
 	double m[DIAG_ROLES];
 	for (int k = 0; k < DIAG_ROLES; k++)
 		m[k] = x->role[k] ? mean_of(c->runs[k], c->n) : NAN;
-	diagnose_read(m[DIAG_WORK], m[DIAG_MEMORY], m[DIAG_BRANCH], m[DIAG_CYCLES], x->role, &x->costs, &c->rd);
+	diagnose_read(m[DIAG_WORK], m[DIAG_MEMORY], m[DIAG_BRANCH], m[DIAG_CYCLES], m[DIAG_L1MISS], x->role, &x->costs,
+		      &c->rd);
 }
 
 void explain_cause(const struct explain_cmd *ref, struct explain_cmd *c)
@@ -192,6 +193,11 @@ void explain_cause(const struct explain_cmd *ref, struct explain_cmd *c)
 }
 
 #define EXPLAIN_INDENT 13	/* under the text after "  diagnosis  " */
+
+/* valgrind's cache simulator models no prefetcher: what hardware streams in ahead counts as missing. */
+#define EXPLAIN_NO_PREFETCH "simulated without a prefetcher (valgrind): a sequential walk that hardware " \
+	"prefetches counts every new line as a miss here, so its memory share overstates what a real machine pays"
+
 
 /* One line of the text, fitted to the terminal's width (0: as it is); continuation lines start at
  * indent. */
@@ -250,7 +256,15 @@ static const char *memory_blind(const struct explain *x)
 
 static const char *model_text(const struct explain *x, char *buf, size_t len)
 {
-	if (x->costs.model == DIAG_MODEL_VALGRIND)
+	if (x->costs.model == DIAG_MODEL_VALGRIND && x->role[DIAG_L1MISS] && x->role[DIAG_MEMORY])
+		snprintf(buf, len, "estimated cycles = %s + %g x (%s - %s) + %g x %s + %g x %s (valgrind has no cycles: one "
+			 "per instruction, 5 per LL hit and 35 per LL miss as in the estimated cycles of iai and Gungraun, 26 "
+			 "per mispredict as measured on an M3 Pro in \"Reading Apple Silicon's performance counters without "
+			 "root\", section 7.2)", x->role[DIAG_WORK]->name, DIAG_VG_LLHIT_COST,
+			 x->role[DIAG_L1MISS]->name, x->role[DIAG_MEMORY]->name, DIAG_VG_MISS_COST,
+			 x->role[DIAG_MEMORY]->name, DIAG_VG_MISPREDICT_COST,
+			 x->role[DIAG_BRANCH] ? x->role[DIAG_BRANCH]->name : "-");
+	else if (x->costs.model == DIAG_MODEL_VALGRIND)
 		snprintf(buf, len, "estimated cycles = %s + %g x %s + %g x %s (valgrind has no cycles: one per instruction, "
 			 "35 per LL miss as in the estimated cycles of iai and Gungraun, 26 per mispredict as measured on "
 			 "an M3 Pro in \"Reading Apple Silicon's performance counters without root\", section 7.2)", x->role[DIAG_WORK]->name, DIAG_VG_MISS_COST,
@@ -292,6 +306,33 @@ static int by_abs_delta(const void *a, const void *b)
 	return c ? c : strcmp(x->object, y->object);
 }
 
+/*
+ * f's counterpart in t, matched by name: two builds of one program (./a-O0
+ * and ./b-O2) are two objects, but their `main` is one function.  The same
+ * name in the same object first; else the one entry of that name in t whose
+ * object has no entry of that name in mine (main@a-O0 <-> main@b-O2, while
+ * a library's copy of a repeated name such as frame_dummy matched its own
+ * object).  NULL when none, or when the name is ambiguous.
+ */
+static const struct cg_func *match(const struct cg_table *t, const struct cg_func *f, const struct cg_table *mine)
+{
+	if (!t)
+		return NULL;
+	const struct cg_func *same = cg_table_find(t, f->function, f->object);
+	if (same)
+		return same;
+	const struct cg_func *only = NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct cg_func *c = &t->f[i];
+		if (strcmp(c->function, f->function) || (mine && cg_table_find(mine, c->function, c->object)))
+			continue;
+		if (only)
+			return NULL;	/* ambiguous */
+		only = c;
+	}
+	return only;
+}
+
 /* Functions whose self cost changed most against ref; cost holds the change as int64_t. */
 static struct cg_func *changes(const struct cg_table *funcs, const struct cg_table *ref, size_t *n)
 {
@@ -300,22 +341,22 @@ static struct cg_func *changes(const struct cg_table *funcs, const struct cg_tab
 		return NULL;
 	struct cg_func *d = xcalloc(funcs->n + ref->n + 1, sizeof(*d));
 	for (size_t i = 0; i < funcs->n; i++) {
-		const struct cg_func *r = cg_table_find(ref, funcs->f[i].function, funcs->f[i].object);
+		const struct cg_func *r = match(ref, &funcs->f[i], funcs);
 		int64_t dv = (int64_t)funcs->f[i].cost - (int64_t)(r ? r->cost : 0);
 		if (dv)
 			d[(*n)++] = (struct cg_func){ funcs->f[i].function, funcs->f[i].object, NULL, (uint64_t)dv };
 	}
 	for (size_t i = 0; i < ref->n; i++)
-		if (!cg_table_find(funcs, ref->f[i].function, ref->f[i].object) && ref->f[i].cost)
+		if (!match(funcs, &ref->f[i], ref) && ref->f[i].cost)
 			d[(*n)++] = (struct cg_func){ ref->f[i].function, ref->f[i].object, NULL,
 						      (uint64_t)(-(int64_t)ref->f[i].cost) };
 	qsort(d, *n, sizeof(*d), by_abs_delta);
 	return d;
 }
 
-static int64_t delta_of(const struct cg_func *f, const struct cg_table *ref)
+static int64_t delta_of(const struct cg_func *f, const struct cg_table *ref, const struct cg_table *mine)
 {
-	const struct cg_func *r = ref ? cg_table_find(ref, f->function, f->object) : NULL;
+	const struct cg_func *r = match(ref, f, mine);
 	return (int64_t)f->cost - (int64_t)(r ? r->cost : 0);
 }
 
@@ -337,7 +378,7 @@ void explain_print_functions(FILE *f, size_t width, const struct cg_table *funcs
 		char d[32] = "";
 		report_fmt_value((double)fn->cost, NULL, v, sizeof(v));
 		if (ref) {
-			int64_t dv = delta_of(fn, ref);
+			int64_t dv = delta_of(fn, ref, funcs);
 			report_fmt_value(fabs((double)dv), NULL, d + 1, sizeof(d) - 1);
 			d[0] = dv < 0 ? '-' : '+';
 		}
@@ -373,6 +414,8 @@ void explain_print(FILE *f, size_t width, const struct explain *x, const struct 
 	if (x->role[DIAG_BRANCH])
 		print_rate(f, width, x->role[DIAG_BRANCH]->name, &rd->br, work, "branch");
 	line(f, width, EXPLAIN_INDENT, "  cost model %s", model_text(x, buf, sizeof(buf)));
+	if (x->valgrind)
+		line(f, width, EXPLAIN_INDENT, "  caches     %s", EXPLAIN_NO_PREFETCH);
 	if (x->missing)
 		line(f, width, EXPLAIN_INDENT, "  not explained: %s", x->missing);
 	if (c->has_cause)
@@ -438,6 +481,10 @@ char *explain_json(const struct explain *x, const struct explain_cmd *c, const s
 	} else {
 		fputs("null", f);
 	}
+	if (x->valgrind) {
+		fputs(", \"caches\": ", f);
+		export_json_str(f, EXPLAIN_NO_PREFETCH);
+	}
 	if (c->has_cause) {
 		fputs(", \"delta_cause\": ", f);
 		export_json_str(f, diag_cause_names[c->cause]);
@@ -456,7 +503,7 @@ char *explain_json(const struct explain *x, const struct explain_cmd *c, const s
 			export_json_str(f, fn->object);
 			fprintf(f, ", \"ir\": %llu, \"delta_ir\": ", (unsigned long long)fn->cost);
 			if (ref)
-				fprintf(f, "%lld", (long long)delta_of(fn, ref));
+				fprintf(f, "%lld", (long long)delta_of(fn, ref, c->funcs));
 			else
 				fputs("null", f);
 			fputc('}', f);

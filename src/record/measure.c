@@ -249,6 +249,9 @@ static int after_run(struct record *rec, struct record_cmd *c, const char *what,
 	char *d = rec->nbi > 1 && rec->bi[1].ops->json_run ? rec->bi[1].ops->json_run(rec->bi[1].priv) : NULL;
 	if (!warm) {
 		c->codes[c->done] = code;
+		/* The JSON's user/system, whether or not -m asked for user_time/sys_time. */
+		c->user_ns += (double)res.ru.ru_utime.tv_sec * 1e9 + (double)res.ru.ru_utime.tv_usec * 1e3;
+		c->sys_ns += (double)res.ru.ru_stime.tv_sec * 1e9 + (double)res.ru.ru_stime.tv_usec * 1e3;
 		store_sample(rec, c);
 		if (rec->nbi > 1)
 			explain_take_functions(&rec->bi[1], &c->funcs);
@@ -271,23 +274,18 @@ static int run_measured(struct record *rec, struct record_cmd *c, const char *wh
 }
 
 /*
- * Runs of a deterministic backend (valgrind: counts do not depend on the
- * load) are made at the same time, each in a process of lauka's own with
- * its own runner and backend instances, and their results read back in run
- * order: on 2 cores a 3-run gate takes about 1.5 runs' time instead of 3.
- * Only without hooks, interleaving or --show-output, which need one run at a
- * time.  How many at once: every run, up to twice the cores.
+ * --jobs J: runs of a deterministic backend (valgrind: counts do not depend
+ * on the load) J at a time, each in a process of lauka's own with its own
+ * runner and backend instances, their results read back in run order.  Only
+ * when asked, and only for commands without side effects: two runs of
+ * `gzip -k -f f` at once race on f.  record/plan.c refuses --jobs with
+ * hooks, interleaving, --show-output or passes, which need one run at a time.
  */
 static size_t parallel_jobs(const struct record *rec)
 {
-	if (!rec->be || !rec->be->deterministic || rec->nbi < 2 || rec->o.interleave || rec->o.show_output ||
-	    rec->npasses > 1)
+	if (rec->o.jobs < 2 || !rec->be || !rec->be->deterministic || rec->nbi < 2)
 		return 0;
-	for (int k = 0; k < HOOK_COUNT; k++)
-		if (rec->nhooks[k])
-			return 0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	return ncpu > 1 ? (size_t)ncpu * 2 : 0;
+	return rec->o.jobs;
 }
 
 /* What a worker sends back: runner_run's return, its message and result, then every backend's counts. */
@@ -382,6 +380,8 @@ _Noreturn static void par_worker(struct record *rec, struct record_cmd *c, int f
 			/* As plan-events.c asks of the parent's instance: the run's functions for --explain or a gate. */
 			if (nbi > 0 && (rec->o.explain || rec->ngates) && bi[nbi].ops->keep_functions)
 				bi[nbi].ops->keep_functions(bi[nbi].priv);
+			if (nbi > 0 && rec->o.collect && bi[nbi].ops->collect_only)
+				bi[nbi].ops->collect_only(bi[nbi].priv, rec->o.collect);
 		}
 		if (nbi == rec->nbi)
 			h.rr = runner_run(&run, c->prog.path, c->prog.argv, bi, nbi, counts, &h.res, h.err, sizeof(h.err));
@@ -576,6 +576,90 @@ static void check_run(struct record *rec, size_t ci, const struct order_slot *s)
 	      code, k + 1, ci + 1, c->prog.text);
 }
 
+/* The measured wall time of c's runs so far (column 0 is wall_time, in ns). */
+static double measured_ns(const struct record *rec, const struct record_cmd *c)
+{
+	double t = 0;
+	for (size_t k = 0; rec->ncols && k < c->done; k++)
+		if (isfinite(c->vals[0][k]))
+			t += c->vals[0][k];
+	return t;
+}
+
+/* How many runs c makes in all, now that its pilot (--min-runs) is done (record.h: RECORD_AUTO_*). */
+static unsigned long auto_target(const struct record *rec, struct record_cmd *c)
+{
+	unsigned long hi = rec->o.max_runs ? rec->o.max_runs : RECORD_AUTO_MAX;
+	c->auto_runs = false;
+	return order_auto_runs(c->done, measured_ns(rec, c), c->elapsed_ns, RECORD_AUTO_RUNS, RECORD_AUTO_NS,
+			       RECORD_AUTO_CAP_NS, c->planned, hi);
+}
+
+/* Insert m slots at position at of the order. */
+static void insert_slots(struct record *rec, size_t at, const struct order_slot *add, size_t m)
+{
+	rec->slots = xrealloc(rec->slots, (rec->nslots + m) * sizeof(*rec->slots));
+	memmove(rec->slots + at + m, rec->slots + at, (rec->nslots - at) * sizeof(*rec->slots));
+	memcpy(rec->slots + at, add, m * sizeof(*add));
+	rec->nslots += m;
+	rec->prog.total += (double)m;
+}
+
+/*
+ * Sequential runs: command ci's pilot ended at slot i; its further runs go
+ * right after it (none when the pilot was enough).
+ */
+static void extend_now(struct record *rec, size_t ci, size_t i)
+{
+	struct record_cmd *c = &rec->cmds[ci];
+	unsigned long total = auto_target(rec, c), had = c->planned;
+	if (total <= had)
+		return;
+	record_cmd_grow(rec, c, total);
+	struct order_slot *add = xcalloc(total - had, sizeof(*add));
+	for (unsigned long k = had; k < total; k++)
+		add[k - had] = (struct order_slot){ ci, false, k };
+	insert_slots(rec, i + 1, add, total - had);
+	c->slots_left = total - had;
+	free(add);
+}
+
+/*
+ * Interleaved runs: once every pilot round is done, the further runs of each
+ * automatic command in new shuffled rounds (record/order.c).  false when
+ * there are none.
+ */
+static bool extend_interleaved(struct record *rec)
+{
+	unsigned long *w = xcalloc(rec->ncmds, sizeof(*w)), *more = xcalloc(rec->ncmds, sizeof(*more));
+	bool any = false;
+	for (size_t ci = 0; ci < rec->ncmds; ci++) {
+		struct record_cmd *c = &rec->cmds[ci];
+		if (!c->auto_runs || c->stopped || c->finished)
+			continue;
+		unsigned long total = auto_target(rec, c), had = c->planned;
+		more[ci] = total - had;
+		record_cmd_grow(rec, c, total);
+		c->slots_left = more[ci];
+		any |= more[ci] > 0;
+	}
+	if (any) {
+		struct order_slot *add;
+		uint64_t seed = rec->o.seed + 1;
+		size_t m = order_plan(w, more, rec->ncmds, true, seed, &add);
+		for (size_t k = 0; k < m; k++)
+			add[k].k += rec->cmds[add[k].cmd].planned - more[add[k].cmd];
+		insert_slots(rec, rec->nslots, add, m);
+		free(add);
+	}
+	for (size_t ci = 0; ci < rec->ncmds; ci++)
+		if (!rec->cmds[ci].finished && !rec->cmds[ci].slots_left)
+			finish(rec, ci);
+	free(w);
+	free(more);
+	return any;
+}
+
 static void redraw_progress(void *prog)
 {
 	progress_redraw(prog);
@@ -599,9 +683,9 @@ void record_measure(struct record *rec)
 	}
 	size_t jobs = parallel_jobs(rec);
 	if (jobs) {
-		fprintf(rec->out, "Parallel: the runs of each command run at the same time (%s counts do not depend on "
-			"the load);\nwall_time is then not comparable with sequential runs, and it and peak_rss measure "
-			"%s with the command\n\n", rec->be->name, rec->be->name);
+		fprintf(rec->out, "Parallel (--jobs %zu): %s counts do not depend on the load; wall_time\n"
+			"and peak_rss include %s, and wall_time is not comparable with runs\n"
+			"made one at a time\n\n", jobs, rec->be->name, rec->be->name);
 		rec->parallel = true;
 		record_flush_stdout(rec);
 	}
@@ -609,7 +693,9 @@ void record_measure(struct record *rec)
 		measure_shell_cost(rec);
 		record_report_ready(rec);
 	}
-	for (size_t i = 0; i < rec->nslots && !runner_interrupted && !rec->collect_err; i++) {
+	size_t i = 0;
+again:
+	for (; i < rec->nslots && !runner_interrupted && !rec->collect_err; i++) {
 		const struct order_slot *s = &rec->slots[i];
 		size_t ci = s->cmd;
 		struct record_cmd *c = &rec->cmds[ci];
@@ -646,8 +732,11 @@ void record_measure(struct record *rec)
 			finish(rec, ci);
 			continue;
 		}
+		uint64_t t0 = lk_now_ns();
 		if (!r && (r = run_measured(rec, c, what, s->warmup)) > 0)
 			stop(rec, c, r, "command");
+		if (!s->warmup)
+			c->elapsed_ns += (double)(lk_now_ns() - t0);
 		if (!r && (r = run_hook(rec, ci, HOOK_CONCLUDE, s)) > 0)
 			stop(rec, c, r, "conclude");
 		if (!r && !s->warmup && c->hook[HOOK_CHECK])
@@ -655,9 +744,16 @@ void record_measure(struct record *rec)
 		progress_tick(&rec->prog);
 		if (runner_interrupted || rec->collect_err)
 			break;
+		if (!c->stopped && !c->slots_left && c->auto_runs) {
+			if (rec->o.interleave)
+				continue;	/* its further rounds come after every pilot round */
+			extend_now(rec, ci, i);
+		}
 		if (c->stopped || !c->slots_left)
 			finish(rec, ci);
 	}
+	if (!runner_interrupted && !rec->collect_err && rec->o.interleave && extend_interleaved(rec))
+		goto again;
 	progress_clear(&rec->prog);
 	/* Interrupted, or a collection error: what has been measured is still reported. */
 	for (size_t ci = 0; ci < rec->ncmds; ci++)

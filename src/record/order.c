@@ -2,6 +2,7 @@
 #include "record/order.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 uint64_t order_next(uint64_t *s)
@@ -79,4 +80,25 @@ size_t order_plan(const unsigned long *warmups, const unsigned long *runs, size_
 	phase(warmups, n, true, &rng, *out, &len);
 	phase(runs, n, false, &rng, *out, &len);
 	return len;
+}
+
+unsigned long order_auto_runs(unsigned long done, double measured_ns, double elapsed_ns, unsigned long want_runs,
+			      double want_ns, double cap_ns, unsigned long min, unsigned long max)
+{
+	unsigned long n = want_runs;
+	if (done && measured_ns > 0 && isfinite(measured_ns)) {
+		double by_time = ceil(want_ns / (measured_ns / (double)done));
+		if (by_time > (double)n)
+			n = by_time >= (double)max ? max : (unsigned long)by_time;
+	}
+	if (done && elapsed_ns > 0 && isfinite(elapsed_ns) && isfinite(cap_ns)) {
+		double fit = floor(cap_ns / (elapsed_ns / (double)done));	/* slow runs: what fits in the cap */
+		if (fit < (double)n)
+			n = fit < 0 ? 0 : (unsigned long)fit;
+	}
+	if (n > max)
+		n = max;
+	if (n < min)
+		n = min;
+	return n < done ? done : n;
 }

@@ -35,6 +35,17 @@ size_t order_plan(const unsigned long *warmups, const unsigned long *runs, size_
 /* The rounds (0-based, ascending) in which a command with r of R runs takes part: floor((j + 1/2) R / r). */
 size_t order_round_of(unsigned long j, unsigned long r, unsigned long rounds);
 
+/*
+ * The automatic number of runs of a sampled backend, after the first `done`
+ * runs took `measured_ns` of the command's wall time and `elapsed_ns` of
+ * real time in all (lauka's own cost per run included: xctrace adds about
+ * 9 s): enough for `want_runs` runs and `want_ns` of measurement
+ * (hyperfine's rule, at least 10 runs and 3 s), but no more runs than fit in
+ * `cap_ns` of real time, never fewer than done or min, never more than max.
+ */
+unsigned long order_auto_runs(unsigned long done, double measured_ns, double elapsed_ns, unsigned long want_runs,
+			      double want_ns, double cap_ns, unsigned long min, unsigned long max);
+
 /* splitmix64: the next 64-bit value of the generator state *s. */
 uint64_t order_next(uint64_t *s);
 

@@ -474,6 +474,8 @@ int plan_backends(struct record *rec)
 			/* Where the work goes (valgrind): for --explain, and for a gate that fails. */
 			if ((rec->o.explain || rec->ngates) && bi->ops->keep_functions)
 				bi->ops->keep_functions(bi->priv);
+			if (rec->o.collect && bi->ops->collect_only)	/* record/plan.c refuses it elsewhere */
+				bi->ops->collect_only(bi->priv, rec->o.collect);
 			rec->nbi++;
 			break;
 		}

@@ -34,6 +34,23 @@ void record_cmd_alloc(struct record *rec, struct record_cmd *c, unsigned long ru
 	c->codes = xcalloc(r ? r : 1, sizeof(int));
 }
 
+void record_cmd_grow(struct record *rec, struct record_cmd *c, unsigned long runs)
+{
+	if (runs <= c->planned)
+		return;
+	for (size_t i = 0; i < rec->ncols; i++)
+		c->vals[i] = xrealloc(c->vals[i], runs * sizeof(double));
+	if (c->check_ok)
+		c->check_ok = xrealloc(c->check_ok, runs * sizeof(bool));
+	c->codes = xrealloc(c->codes, runs * sizeof(int));
+	c->planned = runs;
+}
+
+bool record_col_exact(const struct record *rec, size_t col)
+{
+	return rec->be && rec->be->deterministic && rec->cols[col].backend == 1;
+}
+
 void record_cmd_free(struct record *rec, struct record_cmd *c)
 {
 	for (size_t i = 0; c->vals && i < rec->ncols; i++)
@@ -72,6 +89,63 @@ static bool timing_gate(const struct record *rec)
 	return false;
 }
 
+/*
+ * Runs by backend: how many runs each command makes first, and whether
+ * more follow (record_cmd.auto_runs, record/measure.c); 0 or EXIT_USAGE.
+ */
+static int plan_runs(struct record *rec, unsigned long *n)
+{
+	struct record_opts *o = &rec->o;
+	bool det = rec->be && rec->be->deterministic;
+	const char *bname = rec->be ? rec->be->name : "rusage";
+	if (o->runs_given && (o->min_runs || o->max_runs)) {
+		error("-n fixes the number of runs; --min-runs and --max-runs bound the automatic one");
+		fix("give either -n N, or --min-runs/--max-runs");
+		return EXIT_USAGE;
+	}
+	unsigned long lo = o->min_runs ? o->min_runs : det ? 1 : RECORD_MIN_RUNS;
+	unsigned long hi = o->max_runs ? o->max_runs : RECORD_AUTO_MAX;
+	if (!o->max_runs && hi < lo)
+		hi = lo;
+	if (lo > hi) {
+		error("--min-runs %lu is more than --max-runs %lu", lo, hi);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < rec->ncmds; i++) {
+		n[i] = o->runs_each ? o->runs_each[i] : o->runs_given ? o->runs : lo;
+		/* Sampled counts vary from run to run: fewer than 3 say nothing of their spread. */
+		if (!det && n[i] < RECORD_MIN_RUNS) {
+			error("minimum runs is %d for the %s backend (got %lu)", RECORD_MIN_RUNS, bname, n[i]);
+			fix("use %s %d or higher; one run is enough only for a deterministic backend (--backend valgrind)",
+			    o->runs_given ? "-n" : "--min-runs", RECORD_MIN_RUNS);
+			return EXIT_USAGE;
+		}
+		/* Deterministic counts do not grow more certain with more runs: no automatic count. */
+		rec->cmds[i].auto_runs = !det && !o->runs_given && rec->npasses < 2 && hi > n[i];
+	}
+	if (o->collect && (!rec->be || !rec->be->collect_only)) {
+		error("--collect counts from a function on, which only the valgrind backend can (not %s)", bname);
+		fix("add --backend valgrind");
+		return EXIT_USAGE;
+	}
+	if (o->jobs > 1) {
+		const char *why = !det ? "its runs would disturb each other's timing and counts"
+			: o->interleave ? "--interleave runs one command at a time"
+			: o->show_output ? "--show-output shows one run at a time"
+			: rec->npasses > 1 ? "--passes runs one pass at a time" : NULL;
+		for (int k = 0; !why && k < HOOK_COUNT; k++)
+			if (rec->nhooks[k])
+				why = "hooks run around one run at a time";
+		if (why) {
+			error("--jobs %lu runs in parallel only under a deterministic backend without hooks: %s", o->jobs,
+			      !det ? bname : "here");
+			tip("%s", why);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 static int plan_order(struct record *rec)
 {
 	struct record_opts *o = &rec->o;
@@ -92,10 +166,15 @@ static int plan_order(struct record *rec)
 	if (o->interleave && !o->have_seed)
 		rec->o.seed = order_next(&(uint64_t){ lk_now_ns() ^ ((uint64_t)getpid() << 32) }) % 1000000;
 	unsigned long *w = xcalloc(rec->ncmds, sizeof(*w)), *n = xcalloc(rec->ncmds, sizeof(*n));
+	int r = plan_runs(rec, n);
+	if (r) {
+		free(w);
+		free(n);
+		return r;
+	}
 	for (size_t i = 0; i < rec->ncmds; i++) {
 		struct record_cmd *c = &rec->cmds[i];
 		w[i] = c->warmups = o->warmup;
-		n[i] = o->runs_each ? o->runs_each[i] : o->runs;
 		/* --passes: the runs once per pass, in pass order (record_pass_of_run) */
 		if (rec->npasses > 1)
 			n[i] *= rec->npasses;
@@ -113,6 +192,9 @@ static int plan_runner(struct record *rec)
 {
 	char err[512];
 	struct runner_opts ropts = { .show_output = rec->o.show_output, .uid = -1, .gid = -1 };
+	/* An export on standard output owns it: what the commands and hooks write goes to standard error. */
+	for (int k = 0; k < EXPORT_COUNT; k++)
+		ropts.output_to_stderr |= rec->exports[k].to_stdout;
 	/* Under sudo the command runs as the user who typed it, in that user's environment. */
 	struct sudo_user su;
 	runner_opts_sudo(&ropts, &su);
@@ -128,8 +210,9 @@ static int plan_runner(struct record *rec)
 	if (rec->shell_argv) {
 		struct record_cmd *c = &rec->shell_cost;
 		shell_prog(rec, "", &c->prog);
-		record_cmd_alloc(rec, c, RECORD_MIN_RUNS);
-		c->slots_left = RECORD_MIN_RUNS;
+		unsigned long runs = rec->be && rec->be->deterministic ? 1 : RECORD_MIN_RUNS;
+		record_cmd_alloc(rec, c, runs);
+		c->slots_left = runs;
 		rec->have_shell_cost = true;
 	}
 	return 0;

@@ -34,8 +34,23 @@
 #include "spawn/runner.h"
 #include "base/util.h"
 
-#define RECORD_MIN_RUNS 3
+#define RECORD_MIN_RUNS 3		/* a sampled backend's fewest runs (the seed's minimum) */
 #define RECORD_MAX_RUNS 1000000
+/*
+ * Runs by backend (DESIGN.md): a deterministic backend makes one run unless
+ * -n says more; a sampled one "auto": --min-runs (3) first, then more until
+ * RECORD_AUTO_RUNS runs and RECORD_AUTO_NS of measured wall time, at most
+ * --max-runs (RECORD_AUTO_MAX by default) and as many as fit in
+ * RECORD_AUTO_CAP_NS of real time (a 9 s xctrace run stays at 3).  -n fixes
+ * the count.
+ */
+#define RECORD_AUTO_RUNS 10
+#define RECORD_AUTO_NS 3e9
+#define RECORD_AUTO_CAP_NS 30e9
+#define RECORD_AUTO_MAX 100
+
+/* --gate-inconclusive: what a gate that cannot tell counts as (default: its own exit code). */
+enum record_inconclusive { INCONCLUSIVE_EXIT, INCONCLUSIVE_PASS, INCONCLUSIVE_FAIL };
 
 enum record_color { RECORD_COLOR_AUTO, RECORD_COLOR_NEVER, RECORD_COLOR_ANSI };
 
@@ -64,6 +79,11 @@ struct record_list {
 
 struct record_opts {
 	unsigned long runs, warmup;
+	bool runs_given;			/* -n: the count is fixed */
+	unsigned long min_runs, max_runs;	/* --min-runs/--max-runs: bounds of the automatic count (0: default) */
+	unsigned long jobs;			/* --jobs J: a deterministic backend's runs J at a time (0: one by one) */
+	enum record_inconclusive gate_inconclusive;	/* --gate-inconclusive pass|fail */
+	const char *collect;			/* --collect FUNC: count only while FUNC runs (valgrind) */
 	unsigned long *runs_each;		/* -n N,N,...: runs of command i (nruns_each values), or NULL */
 	size_t nruns_each;
 	const char *measurements;
@@ -125,12 +145,15 @@ struct record_cmd {
 	const char *const *param_values;	/* -P/-L: this command's values, one per rec->scan.names; or NULL */
 	const struct record_prog *hook[HOOK_COUNT];	/* NULL when not given */
 	unsigned long warmups, planned;		/* warm-ups and measured runs to do */
+	bool auto_runs;				/* planned is the pilot (--min-runs): more follow by measured time */
 	size_t slots_left;			/* runs (warm-ups included) still ahead in the order */
 	size_t done;				/* measured runs completed */
 	double **vals;				/* [col][run] */
 	bool *check_ok;				/* [run], with --check */
 	int *codes;				/* [run] exit status of each measured run */
 	size_t ignored;				/* runs with a non-zero status that -i or --ok-exit-codes accepted */
+	double user_ns, sys_ns;			/* CPU times of the measured runs, summed (wait4's rusage) */
+	double elapsed_ns;			/* real time of its measured runs, lauka's own cost included */
 	size_t checks_passed;
 	struct report_row *rows;		/* [col], filled when the command is finished */
 	double *coverage;			/* [col] lowest counted fraction */
@@ -238,6 +261,7 @@ struct record {
 	size_t next_block;			/* the next command whose block is due */
 	bool shell_cost_shown;
 	bool gate_failed;
+	bool gate_inconclusive;			/* a gate could not tell (unbounded interval, too few runs) */
 	int stdout_errno;			/* why writing the results to stdout first failed, 0 if it did not */
 };
 
@@ -264,6 +288,10 @@ size_t record_pass_of_run(const struct record *rec, unsigned long k, unsigned lo
 
 /* The record's memory (record/plan.c). */
 void record_cmd_alloc(struct record *rec, struct record_cmd *c, unsigned long runs);
+/* Room for `runs` measured runs of c in all (the automatic count grows after the pilot). */
+void record_cmd_grow(struct record *rec, struct record_cmd *c, unsigned long runs);
+/* Whether column col's counts are deterministic (the same on every run: valgrind's events). */
+bool record_col_exact(const struct record *rec, size_t col);
 void record_cmd_free(struct record *rec, struct record_cmd *c);
 
 #endif

@@ -7,11 +7,14 @@
  *   N  the first failing command's (or hook's) code, else the first failing check's
  *   128 + N  lauka interrupted by signal N
  *   3  a gate failed (and nothing else did)
+ *   4  a gate could not tell (and nothing else failed; --gate-inconclusive
+ *      pass|fail makes it 0 or 3)
  */
 #include "backend/kperf/kperf.h"
 #include "backend/valgrind.h"
 #include "catalog/notes.h"
 #include "machine/xctrace-check.h"
+#include "base/envvars.h"
 #include "base/error.h"
 #include "output/export.h"
 #include "output/plot-out.h"
@@ -29,6 +32,7 @@
 
 #define C_RED "\033[31m"
 #define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
 #define C_RESET "\033[0m"
 
 void record_flush_stdout(struct record *rec)
@@ -41,8 +45,8 @@ void record_flush_stdout(struct record *rec)
 
 /*
  * The reference of command ci in column col: the baseline's, or the first
- * command's; NULL when there is none, or when it has fewer than 2 counted
- * runs (one run says nothing of the spread: no verdict against it).
+ * command's; NULL when there is none or it has no counted run.  (With one
+ * run of a measurement that varies, the delta has no interval: compute_rows.)
  */
 static const struct lk_stats *reference(const struct record *rec, const struct record_cmd *c, size_t col)
 {
@@ -53,18 +57,19 @@ static const struct lk_stats *reference(const struct record *rec, const struct r
 		return NULL;
 	else
 		ref = &rec->cmds[0].rows[col].st;
-	return ref->n >= 2 ? ref : NULL;
+	return ref->n >= 1 ? ref : NULL;
 }
 
-/* Say once why a command has no delta: its reference completed fewer than 2 runs. */
+/* Say once why deltas have no interval: the reference completed one run (a sampled backend). */
 static void short_reference_note(struct record *rec)
 {
 	static bool said;
-	if (said || rec->ncmds < 2 || rec->have_base || !rec->cmds[0].finished || rec->cmds[0].done >= 2)
+	if (said || rec->ncmds < 2 || rec->have_base || !rec->cmds[0].finished || rec->cmds[0].done != 1 ||
+	    (rec->be && rec->be->deterministic))
 		return;
 	said = true;
-	warning("command 1, the reference, completed %zu run%s: no delta or gate verdict against it (it needs 2 or more)",
-		rec->cmds[0].done, rec->cmds[0].done == 1 ? "" : "s");
+	warning("command 1, the reference, completed 1 run: deltas against it have no interval and no verdict "
+		"(they need 2 runs or more)");
 }
 
 static void compute_rows(struct record *rec, struct record_cmd *c)
@@ -77,11 +82,56 @@ static void compute_rows(struct record *rec, struct record_cmd *c)
 		row->not_counted = row->st.n == 0;	/* not counted in any run (NaN samples are left out) */
 		row->scaled = c->coverage[i] < 1;
 		row->coverage = c->coverage[i];
+		row->exact = record_col_exact(rec, i);
 		const struct lk_stats *ref = c->done ? reference(rec, c, i) : NULL;
 		row->has_delta = ref != NULL;
-		if (ref)
-			compare_delta(ref, &row->st, &row->delta);
+		if (!row->has_delta)
+			continue;
+		compare_delta(ref, &row->st, &row->delta);
+		/* One run of a varying measurement has no spread: the change, but no interval and no verdict. */
+		row->point_only = !row->exact && (ref->n < 2 || row->st.n < 2);
+		if (row->point_only) {
+			row->delta.bounded = false;
+			row->delta.ci_low = row->delta.ci_high = NAN;
+			row->delta.verdict = DELTA_NONE;
+		}
 	}
+}
+
+/*
+ * A deterministic backend's runs, two or more: were their counts identical?
+ * If not, the command's work differs from run to run (files it finds, writes
+ * or races on): its deltas and gates then go by spread and interval.
+ */
+static void runs_identical_note(struct record *rec, const struct record_cmd *c, unsigned index)
+{
+	if (!rec->be || !rec->be->deterministic || c->done < 2 || c == &rec->shell_cost)
+		return;
+	const struct report_row *worst = NULL;
+	for (size_t i = 0; i < rec->ncols; i++)
+		if (c->rows[i].exact && c->rows[i].st.n >= 2 && c->rows[i].st.sd > 0 &&
+		    (!worst || c->rows[i].st.sd / fabs(c->rows[i].st.mean) > worst->st.sd / fabs(worst->st.mean)))
+			worst = &c->rows[i];
+	if (!worst) {
+		fprintf(rec->out, "(the %zu runs gave identical %s counts)\n\n", c->done, rec->be->name);
+		return;
+	}
+	char sd[32];
+	report_fmt_value(worst->st.sd, worst->unit, sd, sizeof(sd));
+	warning("command %u's %zu runs gave different %s counts (%s σ %s): its work is not the same from run to run "
+		"(side effects, or runs at once racing on files); deltas and gates go by their spread", index, c->done,
+		rec->be->name, worst->name, sd);
+}
+
+/* --collect FUNC that counted nothing: the function never ran, or callgrind knows it by another name. */
+static void collect_note(const struct record *rec, const struct record_cmd *c, unsigned index)
+{
+	for (size_t i = 0; rec->o.collect && i < rec->ncols; i++)
+		if (c->rows[i].exact && c->rows[i].st.n && c->rows[i].st.max == 0 && !strcmp(rec->cols[i].ev->name, "Ir")) {
+			warning("--collect '%s' counted nothing in command %u: the function never ran, or has another "
+				"symbol name (callgrind matches names, with * and ? as wildcards)", rec->o.collect, index);
+			return;
+		}
 }
 
 static void print_block(struct record *rec, struct record_cmd *c, unsigned index, const char *title)
@@ -123,6 +173,8 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 				"counter); its statistics are over the %zu runs that were", row->name,
 				due - row->st.n, index, due, row->st.n);
 	}
+	runs_identical_note(rec, c, index);
+	collect_note(rec, c, index);
 	/* Direct process only; user mode (kperf, macOS rusage); xctrace's failed self-check (A2/C7). */
 	if (c != &rec->shell_cost) {
 		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);
@@ -199,6 +251,17 @@ static void fmt_pct(double v, char *buf, size_t len)
 		snprintf(buf, len, "%+.2f%%", v);
 }
 
+/* No gate had a reference to compare with: say why, never "0 of 0 gate checks failed". */
+static void gates_not_evaluated(struct record *rec)
+{
+	if (rec->first_baseline)
+		fprintf(rec->out, "Gates: not evaluated: there was no baseline '%s' for runner class '%s' yet; "
+			"this run saves it\n", rec->o.baseline, rec->runner_class);
+	else
+		fprintf(rec->out, "Gates: not evaluated: no command with runs has a reference\n");
+	record_flush_stdout(rec);
+}
+
 /* Every gate on every command that has a reference: the verdicts, and the summary table. */
 static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 {
@@ -219,8 +282,9 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			eg->measurement = rec->cols[gt->col].label;
 			eg->limit = gt->limit;
 			eg->command = ci;
-			gate_evaluate(ref, &row->st, &row->delta, gt->limit, &eg->eval);
+			gate_evaluate(ref, &row->st, &row->delta, gt->limit, record_col_exact(rec, gt->col), &eg->eval);
 			rec->gate_failed |= eg->eval.failed;
+			rec->gate_inconclusive |= eg->eval.inconclusive;
 		}
 	}
 	char against[128];
@@ -230,8 +294,13 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		snprintf(against, sizeof(against), "baseline '%s'", rec->o.baseline);
 	else
 		snprintf(against, sizeof(against), "command 1");
-	fprintf(rec->out, "Gates (against %s; a gate fails when the whole 95%% interval of the change lies above its limit):\n\n",
-	       against);
+	if (!*n) {
+		gates_not_evaluated(rec);
+		return out;
+	}
+	/* Two lines, each within 80 columns for a short baseline name. */
+	fprintf(rec->out, "Gates (against %s):\na gate fails when the whole 95%% interval of its change lies above its limit\n\n",
+		against);
 	const char *hdr[5] = { "gate", "command", "change", "95% interval", "result" };
 	size_t w[5];
 	for (int k = 0; k < 5; k++)
@@ -248,12 +317,14 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			snprintf(cells[i][3], 160, "exact (sd 0)");
 		else if (eg->eval.basis == GATE_UNBOUNDED)
 			snprintf(cells[i][3], 160, "unbounded");
+		else if (eg->eval.basis == GATE_TOO_FEW)
+			snprintf(cells[i][3], 160, "too few runs");
 		else {
 			fmt_pct(eg->eval.ci_low, lo, sizeof(lo));
 			fmt_pct(eg->eval.ci_high, hi, sizeof(hi));
 			snprintf(cells[i][3], 160, "[%s, %s]", lo, hi);
 		}
-		snprintf(cells[i][4], 160, "%s", eg->eval.failed ? "FAIL" : "pass");
+		snprintf(cells[i][4], 160, "%s", eg->eval.failed ? "FAIL" : eg->eval.inconclusive ? "inconclusive" : "pass");
 		for (int k = 0; k < 5; k++)
 			if (strlen(cells[i][k]) > w[k])
 				w[k] = strlen(cells[i][k]);
@@ -266,7 +337,8 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			fprintf(rec->out, "%-*s   ", (int)w[k], cells[i][k]);
 		bool failed = out[i].eval.failed;
 		if (rec->ro.color)
-			fprintf(rec->out, "%s%s%s\n", failed ? C_RED : C_GREEN, cells[i][4], C_RESET);
+			fprintf(rec->out, "%s%s%s\n", failed ? C_RED : out[i].eval.inconclusive ? C_YELLOW : C_GREEN,
+				cells[i][4], C_RESET);
 		else
 			fprintf(rec->out, "%s\n", cells[i][4]);
 	}
@@ -277,10 +349,21 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		if (!any)
 			fprintf(rec->out, "%s   not evaluated: no command with runs has a reference\n", rec->gates[g].spec);
 	}
-	size_t failed = 0;
-	for (size_t i = 0; i < *n; i++)
+	size_t failed = 0, unsure = 0;
+	for (size_t i = 0; i < *n; i++) {
 		failed += out[i].eval.failed;
-	fprintf(rec->out, "\n%zu of %zu gate check%s failed\n", failed, *n, *n == 1 ? "" : "s");
+		unsure += out[i].eval.inconclusive;
+	}
+	fprintf(rec->out, "\n%zu of %zu gate check%s failed", failed, *n, *n == 1 ? "" : "s");
+	if (unsure)
+		fprintf(rec->out, ", %zu inconclusive (%s)", unsure,
+			rec->o.gate_inconclusive == INCONCLUSIVE_PASS ? "counted as passed: --gate-inconclusive pass"
+			: rec->o.gate_inconclusive == INCONCLUSIVE_FAIL ? "counted as failed: --gate-inconclusive fail"
+			: "exit 4");
+	fputc('\n', rec->out);
+	if (unsure && rec->o.gate_inconclusive == INCONCLUSIVE_EXIT)
+		tip("an inconclusive gate has an unbounded interval or too few runs: more runs (-n, --min-runs) may "
+		    "decide it; --gate-inconclusive pass|fail chooses for CI");
 	free(cells);
 	/* Under valgrind, where the work of a command that failed a gate went (--explain shows it anyway). */
 	for (size_t ci = 0; ci < rec->ncmds && !rec->o.explain; ci++) {
@@ -315,8 +398,10 @@ static char *git_commit(void)
 
 /*
  * What the counts depend on that lauka cannot pin, kept with a baseline:
- * each command's program (the path it resolved to) and, under valgrind, its
- * version, the loader cache and the C library (backend/valgrind.h).
+ * each command's program (the path it resolved to), the variables that
+ * change what a program does, as the user set them (base/envvars.h: locale,
+ * time zone, hash seeds), and, under valgrind, its version, the loader cache
+ * and the C library (backend/valgrind.h).
  */
 static char *baseline_fingerprint(const struct record *rec)
 {
@@ -326,9 +411,14 @@ static char *baseline_fingerprint(const struct record *rec)
 		strbuf_addf(&sb, "%s ", vg);
 		free(vg);
 	}
+	if (rec->o.collect)
+		strbuf_addf(&sb, "collect:%s ", rec->o.collect);	/* counts from that function on only */
 	strbuf_addf(&sb, "programs:");
 	for (size_t ci = 0; ci < rec->ncmds; ci++)
 		strbuf_addf(&sb, "%s%s", ci ? "," : "", rec->cmds[ci].prog.path[0] ? rec->cmds[ci].prog.path : "?");
+	char *env = lk_env_fingerprint();
+	strbuf_addf(&sb, " %s", env);
+	free(env);
 	char *out = xstrdup(strbuf_str(&sb));
 	strbuf_release(&sb);
 	return out;
@@ -346,8 +436,8 @@ static void fingerprint_note(const struct record *rec)
 	if (strcmp(now, rec->base.fingerprint)) {
 		warning("baseline '%s' was measured with another environment: '%s', now '%s'", rec->o.baseline,
 			rec->base.fingerprint, now);
-		tip("a difference in counts may come from that (another loader cache, C library, valgrind or program path) "
-		    "rather than from the code");
+		tip("a difference in counts may come from that (another locale or time zone, loader cache, C library, "
+		    "valgrind or program path) rather than from the code");
 	}
 	free(now);
 }
@@ -428,6 +518,8 @@ static void fill_export(const struct record_cmd *c, const struct record *rec, st
 		.verdict = c->diagnosis ? diag_verdict_names[c->ex.rd.verdict] : NULL,
 		.delta_cause = c->diagnosis && c->ex.has_cause ? diag_cause_names[c->ex.cause] : NULL,
 		.param_names = rec->scan.names, .param_values = c->param_values, .nparams = rec->scan.nparams,
+		.has_cpu = c->done > 0, .user_s = c->done ? c->user_ns / 1e9 / (double)c->done : 0,
+		.system_s = c->done ? c->sys_ns / 1e9 / (double)c->done : 0,
 	};
 }
 
@@ -533,7 +625,7 @@ static const char *exit_cause(const struct record *rec, int rc)
 		return "check";
 	if (runner_interrupted)
 		return "interrupted";
-	return rc == EXIT_GATE ? "gate" : "output";
+	return rc == EXIT_GATE ? "gate" : rc == EXIT_INCONCLUSIVE ? "inconclusive" : "output";
 }
 
 int record_report(struct record *rec)
@@ -553,8 +645,10 @@ int record_report(struct record *rec)
 		rc = rec->check_fail;
 	else if (runner_interrupted)
 		rc = 128 + runner_interrupted;
-	else if (rec->gate_failed)
+	else if (rec->gate_failed || (rec->gate_inconclusive && rec->o.gate_inconclusive == INCONCLUSIVE_FAIL))
 		rc = EXIT_GATE;
+	else if (rec->gate_inconclusive && rec->o.gate_inconclusive == INCONCLUSIVE_EXIT)
+		rc = EXIT_INCONCLUSIVE;
 	int wrote = write_exports(rec, gates, ngates, rc ? rc : save, exit_cause(rec, rc ? rc : save));
 	free(gates);
 	if (rec->o.plot && !write_plot(rec))
@@ -572,6 +666,8 @@ int record_report(struct record *rec)
 	/* Exit 3 means a failed gate; a command's own 3 is forwarded too: say which. */
 	if (rc == EXIT_GATE && !strcmp(exit_cause(rec, rc), "gate"))
 		fprintf(stderr, "lauka: exit %d: a gate failed\n", rc);
+	else if (rc == EXIT_INCONCLUSIVE && !strcmp(exit_cause(rec, rc), "inconclusive"))
+		fprintf(stderr, "lauka: exit %d: a gate was inconclusive\n", rc);
 	else if (rc == EXIT_GATE)
 		fprintf(stderr, "lauka: exit %d: the exit code of a failed %s, not a gate\n", rc,
 			rec->first_fail ? "command" : "check");

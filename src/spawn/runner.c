@@ -655,6 +655,7 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 
 	uint32_t flags = (x.need_gate ? SPF_GATE : 0) | (x.need_zombie ? SPF_ZOMBIE : 0) |
 			 (x.tty >= 0 ? SPF_TERMINAL : 0) | (r->opts.show_output ? SPF_OUTPUT : 0) |
+			 (r->opts.show_output && r->opts.output_to_stderr ? SPF_OUT_TO_ERR : 0) |
 			 (r->opts.uid >= 0 || r->opts.gid >= 0 ? SPF_CREDS : 0);
 	if (send_run(r, flags, path, argv) < 0) {
 		x.ret = spawner_gone(err, len);

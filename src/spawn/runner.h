@@ -39,6 +39,7 @@
 
 struct runner_opts {
 	bool show_output;	/* child inherits lauka's stdout and stderr */
+	bool output_to_stderr;	/* with show_output: the child's stdout goes to lauka's stderr (an export on stdout) */
 	long uid, gid;		/* run the child as this user/group; -1 keeps lauka's */
 	const gid_t *groups;	/* with gid: its supplementary groups (NULL: gid alone) */
 	size_t ngroups;

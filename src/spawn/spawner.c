@@ -121,7 +121,8 @@ static pid_t fork_child(const struct sp_req *q, const uint32_t *groups, const ch
 		dup2(devnull, 1);
 		if (errw >= 0)
 			dup2(errw, 2);
-	}
+	} else if (q->flags & SPF_OUT_TO_ERR)
+		dup2(2, 1);
 	int e = 0;
 	if (q->flags & SPF_CREDS) {
 		_Static_assert(sizeof(gid_t) == sizeof(uint32_t), "gids travel as uint32");
@@ -159,7 +160,8 @@ static pid_t spawn_child(const struct sp_req *q, const char *path, char *const a
 		posix_spawn_file_actions_adddup2(&fa, devnull, 1);
 		if (errw >= 0)
 			posix_spawn_file_actions_adddup2(&fa, errw, 2);
-	}
+	} else if (q->flags & SPF_OUT_TO_ERR)
+		posix_spawn_file_actions_adddup2(&fa, 2, 1);
 	sigemptyset(&none);
 	sigfillset(&all);
 	posix_spawnattr_setsigmask(&attr, &none);

@@ -50,6 +50,7 @@ enum {
 	SPF_OUTPUT = 4,		/* keep the spawner's stdout/stderr (lauka's) */
 	SPF_CREDS = 8,		/* switch to uid/gid/groups before exec */
 	SPF_TERMINAL = 16,	/* the child's group has the terminal: report its Ctrl-Z stops (SP_STOPPED) */
+	SPF_OUT_TO_ERR = 32,	/* with SPF_OUTPUT: the child's stdout is lauka's stderr (an export owns stdout) */
 };
 
 struct sp_req {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const diag_role_names[DIAG_ROLES] = { "work", "memory", "branch", "cycles" };
-const char *const diag_verdict_names[3] = { "neither", "memory-bound", "branch-bound" };
+const char *const diag_role_names[DIAG_ROLES] = { "work", "memory", "branch", "cycles", "l1-miss" };
+const char *const diag_verdict_names[4] = { "neither", "memory-bound", "branch-bound", "memory- and branch-bound" };
 const char *const diag_cause_names[5] = { "none", "work", "memory", "branch", "mixed" };
 
 static bool validated(const struct diag_event *e)
@@ -59,6 +59,7 @@ void diagnose_choose(const struct diag_event *ev, size_t n, bool valgrind, int c
 		choice[DIAG_WORK] = find_name(ev, n, "Ir");
 		choice[DIAG_MEMORY] = find_name(ev, n, "DLmr");
 		choice[DIAG_BRANCH] = find_name(ev, n, "Bcm");
+		choice[DIAG_L1MISS] = find_name(ev, n, "D1mr");
 		return;
 	}
 	double key[DIAG_ROLES] = { 0 };
@@ -117,9 +118,10 @@ static double cost_on(double cyc, double work, double cpi, double count)
 void diagnose_costs(const struct diag_event *work, const struct diag_event *mem, const struct diag_event *br,
 		    const struct diag_event *cycles, bool valgrind, struct diag_costs *out)
 {
-	*out = (struct diag_costs){ DIAG_MODEL_NONE, NAN, NAN, NAN };
+	*out = (struct diag_costs){ DIAG_MODEL_NONE, NAN, NAN, NAN, NAN };
 	if (valgrind) {
-		*out = (struct diag_costs){ DIAG_MODEL_VALGRIND, 1.0, DIAG_VG_MISS_COST, DIAG_VG_MISPREDICT_COST };
+		*out = (struct diag_costs){ DIAG_MODEL_VALGRIND, 1.0, DIAG_VG_MISS_COST, DIAG_VG_MISPREDICT_COST,
+					    DIAG_VG_LLHIT_COST };
 		return;
 	}
 	if (!cycles || !work)
@@ -141,8 +143,8 @@ static double clip01(double x)
 	return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-void diagnose_read(double work, double mem, double br, double cycles, const struct diag_event *const ev[DIAG_ROLES],
-		   const struct diag_costs *costs, struct diag_reading *out)
+void diagnose_read(double work, double mem, double br, double cycles, double l1,
+		   const struct diag_event *const ev[DIAG_ROLES], const struct diag_costs *costs, struct diag_reading *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->mem = out->br = (struct diag_rate){ NAN, NAN, NAN, NAN };
@@ -154,13 +156,16 @@ void diagnose_read(double work, double mem, double br, double cycles, const stru
 	if (ev[DIAG_BRANCH])
 		diagnose_place(br, work, ev[DIAG_BRANCH], ev[DIAG_WORK], false, &out->br);
 	double m = isfinite(mem) && ev[DIAG_MEMORY] ? mem : 0, b = isfinite(br) && ev[DIAG_BRANCH] ? br : 0;
+	/* L1 read misses that hit LL: D1mr less the LL misses (never below 0) */
+	double llhits = isfinite(l1) && ev[DIAG_L1MISS] && isfinite(costs->llhit) && l1 > m ? l1 - m : 0;
+	double mem_cycles = m * costs->miss + (llhits ? llhits * costs->llhit : 0);
 	if (costs->model == DIAG_MODEL_VALGRIND && isfinite(work))
-		out->cycles = work * costs->cpi + m * costs->miss + b * costs->mispredict;
+		out->cycles = work * costs->cpi + mem_cycles + b * costs->mispredict;
 	else if (costs->model == DIAG_MODEL_CYCLES && isfinite(cycles) && cycles > 0)
 		out->cycles = cycles;
 	if (isfinite(out->cycles) && out->cycles > 0) {
 		out->have_shares = true;
-		out->mem_share = isfinite(costs->miss) && ev[DIAG_MEMORY] ? clip01(m * costs->miss / out->cycles) : NAN;
+		out->mem_share = isfinite(costs->miss) && ev[DIAG_MEMORY] ? clip01(mem_cycles / out->cycles) : NAN;
 		out->br_share = isfinite(costs->mispredict) && ev[DIAG_BRANCH] ?
 			clip01(b * costs->mispredict / out->cycles) : NAN;
 	}
@@ -173,7 +178,9 @@ void diagnose_read(double work, double mem, double br, double cycles, const stru
 	ms = isfinite(ms) ? ms : -1;
 	bs = isfinite(bs) ? bs : -1;
 	out->verdict = DIAG_NEITHER;
-	if (ms >= bound && ms >= bs)
+	if (ms >= bound && bs >= bound)
+		out->verdict = DIAG_MEMORY_BRANCH_BOUND;
+	else if (ms >= bound && ms >= bs)
 		out->verdict = DIAG_MEMORY_BOUND;
 	else if (bs >= bound)
 		out->verdict = DIAG_BRANCH_BOUND;

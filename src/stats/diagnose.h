@@ -25,15 +25,20 @@
  *   cycles measured: this machine's costs from the probes: cpi = cycles /
  *     work on alu; a miss costs (cycles - cpi x work) / misses on chase, a
  *     mispredict the same on branch; share = count x cost / cycles.
- *   valgrind (no cycles): estimated cycles = Ir + 35 DLmr + 26 Bcm: one
- *     cycle per instruction, 35 per LL miss (the RAM access of the
- *     estimated-cycles model of iai and Gungraun, L1 hits + 5 LL hits +
- *     35 RAM hits), 26 per mispredict (measured on M3 in the paper, §7.2).
+ *   valgrind (no cycles): estimated cycles = Ir + 5 (D1mr - DLmr) + 35 DLmr
+ *     + 26 Bcm: one cycle per instruction, 5 per L1 read miss that hits LL
+ *     and 35 per LL miss (the LL-hit and RAM terms of the estimated-cycles
+ *     model of iai and Gungraun, L1 hits + 5 LL hits + 35 RAM hits, on data
+ *     reads), 26 per mispredict (measured on M3 in the paper, §7.2); the
+ *     memory share is the LL-hit and RAM terms together (`gzip -9`, 74.5M
+ *     D1 misses that mostly hit LL, read "memory 0.0%" without the LL-hit
+ *     term).  Without D1mr in the calibration the LL-hit term is left out.
  *   otherwise none: the verdict uses the fractions.
  * Verdict: with a cost model, the larger of the memory and branch shares
- * names the verdict when it is at least DIAG_BOUND_SHARE of the cycles;
- * without one, the larger fraction when it is at least DIAG_BOUND_FRACTION
- * of the way to its probe; else `neither`.
+ * names the verdict when it is at least DIAG_BOUND_SHARE of the cycles, and
+ * both do ("memory- and branch-bound") when both are (binary search: 41%
+ * memory, 30% branch); without a model, the same with the fractions and
+ * DIAG_BOUND_FRACTION of the way to their probes; else `neither`.
  *
  * Delta cause (a later command against the first or the baseline, each
  * from per-run samples with stats/compare.h's significance):
@@ -55,6 +60,7 @@
 #define DIAG_BOUND_FRACTION 0.10
 #define DIAG_MATERIAL 0.05
 #define DIAG_VG_MISS_COST 35.0
+#define DIAG_VG_LLHIT_COST 5.0
 #define DIAG_VG_MISPREDICT_COST 26.0
 
 /* One calibrated event: its latest verdict, profile and responses (NAN = not stored). */
@@ -63,8 +69,9 @@ struct diag_event {
 	double alu, chase, branch;
 };
 
-enum diag_role { DIAG_WORK, DIAG_MEMORY, DIAG_BRANCH, DIAG_CYCLES, DIAG_ROLES };
-extern const char *const diag_role_names[DIAG_ROLES];	/* "work", "memory", "branch", "cycles" */
+/* DIAG_L1MISS: valgrind's D1mr, for the LL-hit term of the cost model (no role elsewhere). */
+enum diag_role { DIAG_WORK, DIAG_MEMORY, DIAG_BRANCH, DIAG_CYCLES, DIAG_L1MISS, DIAG_ROLES };
+extern const char *const diag_role_names[DIAG_ROLES];	/* "work", "memory", "branch", "cycles", "l1-miss" */
 
 /* Indices into ev for each role, -1 when none qualifies.  valgrind: the backend is valgrind. */
 void diagnose_choose(const struct diag_event *ev, size_t n, bool valgrind, int choice[DIAG_ROLES]);
@@ -83,15 +90,17 @@ enum diag_model { DIAG_MODEL_NONE, DIAG_MODEL_CYCLES, DIAG_MODEL_VALGRIND };
 struct diag_costs {
 	enum diag_model model;
 	double cpi, miss, mispredict;	/* cycles per unit of work, per miss, per mispredict */
+	double llhit;			/* valgrind: per L1 miss that hits LL (NAN: no such term) */
 };
 /* cycles may be NULL; valgrind picks the stated model; else CYCLES when the probes give costs. */
 void diagnose_costs(const struct diag_event *work, const struct diag_event *mem, const struct diag_event *br,
 		    const struct diag_event *cycles, bool valgrind, struct diag_costs *out);
 
-enum diag_verdict { DIAG_NEITHER, DIAG_MEMORY_BOUND, DIAG_BRANCH_BOUND };
-extern const char *const diag_verdict_names[3];	/* "neither", "memory-bound", "branch-bound" */
+enum diag_verdict { DIAG_NEITHER, DIAG_MEMORY_BOUND, DIAG_BRANCH_BOUND, DIAG_MEMORY_BRANCH_BOUND };
+/* "neither", "memory-bound", "branch-bound", "memory- and branch-bound" */
+extern const char *const diag_verdict_names[4];
 
-/* A command's reading: counts are its means (NAN when not measured). */
+/* A command's reading: counts are its means (NAN when not measured; l1: valgrind's D1mr). */
 struct diag_reading {
 	struct diag_rate mem, br;
 	bool have_shares;
@@ -99,8 +108,8 @@ struct diag_reading {
 	double cycles;			/* measured or estimated, NAN without a model */
 	enum diag_verdict verdict;
 };
-void diagnose_read(double work, double mem, double br, double cycles, const struct diag_event *const ev[DIAG_ROLES],
-		   const struct diag_costs *costs, struct diag_reading *out);
+void diagnose_read(double work, double mem, double br, double cycles, double l1,
+		   const struct diag_event *const ev[DIAG_ROLES], const struct diag_costs *costs, struct diag_reading *out);
 
 enum diag_cause { DIAG_CAUSE_NONE, DIAG_CAUSE_WORK, DIAG_CAUSE_MEMORY, DIAG_CAUSE_BRANCH, DIAG_CAUSE_MIXED };
 extern const char *const diag_cause_names[5];	/* "none", "work", "memory", "branch", "mixed" */

@@ -49,10 +49,16 @@ int gate_parse(const char *spec, char **name, double *limit, char *err, size_t l
 }
 
 void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const struct lk_delta *d,
-		   double limit, struct gate_eval *out)
+		   double limit, bool exact, struct gate_eval *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->ci_low = out->ci_high = NAN;
+	out->change = d->valid ? d->pct : NAN;
+	if (!ref->n || !cur->n || (!exact && (ref->n < GATE_MIN_RUNS || cur->n < GATE_MIN_RUNS))) {
+		out->basis = GATE_TOO_FEW;
+		out->inconclusive = true;
+		return;
+	}
 	if (ref->sd == 0 && cur->sd == 0) {
 		out->basis = GATE_EXACT;
 		if (ref->mean == 0)
@@ -62,9 +68,9 @@ void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const
 		out->failed = out->change > limit;
 		return;
 	}
-	out->change = d->valid ? d->pct : NAN;
 	if (!d->valid || !d->bounded || !isfinite(d->ci_low) || !isfinite(d->ci_high)) {
 		out->basis = GATE_UNBOUNDED;
+		out->inconclusive = true;
 		return;
 	}
 	out->basis = GATE_INTERVAL;

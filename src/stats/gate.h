@@ -3,11 +3,13 @@
  *
  * A gate fails when the measurement's change against its reference (the
  * baseline, or the first command) is beyond LIMIT percent and significant:
- * the whole 95% confidence interval of the change lies above the limit.  An
- * unbounded interval (a reference mean not clearly non-zero) is never
- * significant.  Deterministic counts (sigma = 0 on both sides, e.g.
- * valgrind's) need no interval: the plain change is compared.  Higher is
- * worse for every measurement, as in the delta column.
+ * the whole 95% confidence interval of the change lies above the limit.
+ * Deterministic counts (valgrind's events: one run is the count; or sigma =
+ * 0 on both sides) need no interval: the plain change is compared.  A gate
+ * that cannot tell is inconclusive, never a pass: its interval is unbounded
+ * (a reference mean not clearly non-zero), or a side of a measurement that
+ * varies from run to run has fewer than GATE_MIN_RUNS runs (no spread, so no
+ * interval).  Higher is worse for every measurement, as in the delta column.
  */
 #ifndef LAUKA_RECORD_GATE_H
 #define LAUKA_RECORD_GATE_H
@@ -19,6 +21,7 @@
 #include "stats/stats.h"
 
 #define GATE_MAX_PCT 1e6
+#define GATE_MIN_RUNS 2
 
 /*
  * "Ir=1%", "wall_time = 10 %": the name (malloc'd) and the limit in percent
@@ -29,7 +32,8 @@ int gate_parse(const char *spec, char **name, double *limit, char *err, size_t l
 enum gate_basis {
 	GATE_EXACT,		/* sigma = 0 on both sides: the plain change */
 	GATE_INTERVAL,		/* the 95% confidence interval of the change */
-	GATE_UNBOUNDED,		/* no usable interval: never significant */
+	GATE_UNBOUNDED,		/* no usable interval: inconclusive */
+	GATE_TOO_FEW,		/* fewer than GATE_MIN_RUNS runs of a varying measurement: inconclusive */
 };
 
 struct gate_eval {
@@ -37,9 +41,11 @@ struct gate_eval {
 	double change;		/* percent (+inf when the reference is 0 and the value is not) */
 	double ci_low, ci_high;	/* percent, for GATE_INTERVAL */
 	bool failed;
+	bool inconclusive;	/* GATE_UNBOUNDED or GATE_TOO_FEW: neither failed nor passed */
 };
 
+/* exact: the measurement is deterministic (the same count on every run), so one run tells. */
 void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const struct lk_delta *d,
-		   double limit, struct gate_eval *out);
+		   double limit, bool exact, struct gate_eval *out);
 
 #endif

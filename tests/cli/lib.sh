@@ -42,8 +42,9 @@ kperf_standin() {
 # vg_pinned valgrind OPTION... CMD ARG...: runs valgrind as doc/valgrind.md documents lauka starts it,
 # written out here rather than taken from lauka: every signal at its default disposition with none
 # blocked, stdin and stdout on /dev/null (stderr to vg.err); valgrind.bin when `valgrind` is a
-# wrapper script; the environment PATH, HOME (/ when unset), TMPDIR (/tmp when unset), PWD, LC_ALL=C,
-# the interpreters' hash seeds at 0, and LAUKA_PAD=x... so that the strings of the program's first
+# wrapper script; the environment PATH, HOME and TMPDIR (each when set), PWD, the locale, time-zone
+# and hash-seed variables the test has (LANG, LANGUAGE, LC_*, TZ, PYTHONHASHSEED, PERL_HASH_SEED,
+# PERL_PERTURB_KEYS), all sorted, and LAUKA_PAD=x... so that the strings of the program's first
 # stack (arguments, environment, the program's path) fill a multiple of 4096 bytes.  (A test started
 # in the background, as CI scripts may, inherits SIGINT and SIGQUIT ignored; sh then takes another
 # path at start-up: 234 Ir fewer here, 158 in CI.  A shell cannot undo it: POSIX keeps signals
@@ -55,15 +56,18 @@ for s in range(1, signal.NSIG):
     except (OSError, ValueError, RuntimeError):
         pass
 signal.pthread_sigmask(signal.SIG_SETMASK, [])
-shpath, shhome, shtmp = sys.argv[1:4]
+# PATH, HOME and TMPDIR come from the shell as arguments ("x" + value when set): a python3 started
+# through a shim (pyenv) sees another PATH than the shell that runs the test.
+shell = {n: v[1:] for n, v in zip(("PATH", "HOME", "TMPDIR"), sys.argv[1:4]) if v.startswith("x")}
 args = sys.argv[4:]
 k = 1
 while args[k].startswith("-"):
     k += 1
 cmd = args[k:]
-path = shpath or "/usr/local/bin:/usr/bin:/bin"
-env = ["PATH=" + path, "HOME=" + (shhome or "/"), "TMPDIR=" + (shtmp or "/tmp"), "PWD=" + os.getcwd(),
-       "LC_ALL=C", "PYTHONHASHSEED=0", "PERL_HASH_SEED=0", "PERL_PERTURB_KEYS=0"]
+keep = ("LANG", "LANGUAGE", "TZ", "PYTHONHASHSEED", "PERL_HASH_SEED", "PERL_PERTURB_KEYS")
+env = sorted([n + "=" + v for n, v in os.environ.items() if n in keep or (n.startswith("LC_") and len(n) > 3)] +
+             [n + "=" + v for n, v in shell.items()] + ["PWD=" + os.getcwd()])
+path = shell.get("PATH", "/usr/local/bin:/usr/bin:/bin")
 exe = cmd[0] if "/" in cmd[0] else shutil.which(cmd[0], path=path)
 total = len(os.fsencode(exe)) + 1 + len("LAUKA_PAD=") + 1
 total += sum(len(os.fsencode(s)) + 1 for s in env + cmd)
@@ -76,4 +80,5 @@ fd = os.open("/dev/null", os.O_RDWR)
 os.dup2(fd, 0)
 os.dup2(fd, 1)
 os.dup2(os.open("vg.err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
-os.execve(vg, [vg] + args[1:], dict(e.split("=", 1) for e in env))' "${PATH-}" "${HOME-}" "${TMPDIR-}" "$@" || fail "valgrind failed: $(cat vg.err)"; }
+os.execve(vg, [vg] + args[1:], dict(e.split("=", 1) for e in env))' "${PATH+x$PATH}" "${HOME+x$HOME}" \
+	"${TMPDIR+x$TMPDIR}" "$@" || fail "valgrind failed: $(cat vg.err)"; }

@@ -79,7 +79,7 @@ cmds = json.load(open("k.json"))["commands"]
 for c in cmds:
     d = c["diagnosis"]
     m = {x["name"].lower(): x["mean"] for x in c["measurements"]}
-    assert d["work_event"] == "FIXED_INSTRUCTIONS" and d["verdict"] in ("memory-bound", "branch-bound", "neither")
+    assert d["work_event"] == "FIXED_INSTRUCTIONS" and d["verdict"] in ("memory-bound", "branch-bound", "memory- and branch-bound", "neither")
     cs = d["cycle_shares"]
     assert cs["model"] == "measured" and abs(cs["cost_per_miss"] - 99.25 / 1.2) < 1e-9 and abs(cs["cost_per_mispredict"] - 20) < 1e-9
     cyc = m["fixed_cycles"]

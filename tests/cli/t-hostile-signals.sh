@@ -91,12 +91,12 @@ if command -v python3 >/dev/null 2>&1 && [ -f "$kpep" ] && [ -f "$data/cpu-count
 fi
 
 # SIGTERM and SIGHUP while valgrind measures a shell command: exit 128+N and "interrupted", not a false
-# error about valgrind's half-written output file; at once, although the runs go in parallel
+# error about valgrind's half-written output file; at once, although the runs go in parallel (--jobs)
 # workers (lauka waited in a read from the first worker until its 60 s command ended).
 command -v valgrind >/dev/null || skip "valgrind is not installed (the hook cases above passed)"
 for sig in TERM:143 HUP:129 INT:130; do
 	rm -f started
-	bg_lauka --color never --backend valgrind -m Ir -n 3 -- 'sh -c "touch started; exec sleep 60"'
+	bg_lauka --color never --backend valgrind -m Ir -n 3 --jobs 3 -- 'sh -c "touch started; exec sleep 60"'
 	wait_for started
 	sleep 0.5
 	t0=$(date +%s)
@@ -112,7 +112,7 @@ done
 # own, which lauka's death did not reach while the worker lived on).
 if [ "$(uname -s)" = Linux ]; then
 	rm -f pids started
-	bg_lauka --color never --backend valgrind -m Ir -n 3 -- 'sh -c "echo \$\$ >>pids; touch started; exec sleep 60"'
+	bg_lauka --color never --backend valgrind -m Ir -n 3 --jobs 3 -- 'sh -c "echo \$\$ >>pids; touch started; exec sleep 60"'
 	wait_for started
 	sleep 1
 	kill -KILL "$pid"

@@ -26,7 +26,7 @@ expect_rc 3; expect_err "lauka: exit 3: the exit code of a failed command, not a
 expect_err "pass -i/--ignore-failure, or --ok-exit-codes 0,3"
 [ "$(json "$out" 'd["exit_code"], d["exit_cause"]')" = "(3, 'command')" ] || fail "JSON exit: $out"
 # -i measures it anyway (hyperfine's spelling), with each run's status in the JSON.
-run "$LAUKA" record -i --export-json - -- "sh -c 'exit 3'"
+run "$LAUKA" record -n 3 -i --export-json - -- "sh -c 'exit 3'"
 expect_rc 0; expect_err "exited with code 3: measured anyway (-i/--ignore-failure)"
 [ "$(json "$out" 'd["results"][0]["exit_codes"], d["commands"][0]["runs"], d["exit_cause"]')" = "([3, 3, 3], 3, 'ok')" ] ||
 	fail "-i: $out"
@@ -42,11 +42,11 @@ expect_rc 1; expect_err "exited with 0, which --ok-exit-codes does not list"
 run "$LAUKA" record --ok-exit-codes 0,x -- true
 expect_rc 1; expect_err "invalid --ok-exit-codes '0,x'"
 
-# A reference that completed one run gives no delta and no verdict (one sample says nothing of
-# its spread), and the gate is not evaluated.
-run "$LAUKA" record --color never --gate page-faults=1% --export-json - -- "sh -c 'test -e s && exit 5; touch s'" true
-expect_rc 5; expect_err "completed 1 run: no delta or gate verdict against it"
-[ "$(json "$out" '[m.get("delta") for m in d["commands"][1]["measurements"]] == [None] * len(d["commands"][1]["measurements"]), d["gates"]')" = "(True, [])" ] ||
+# A reference that completed one run: deltas against it are the change alone, with no interval and
+# no verdict (one sample says nothing of its spread), and the gate is inconclusive, not a pass.
+run "$LAUKA" record -n 3 --color never --gate page-faults=1% --export-json - -- "sh -c 'test -e s && exit 5; touch s'" true
+expect_rc 5; expect_err "completed 1 run: deltas against it have no interval and no verdict"
+[ "$(json "$out" 'set((m["delta"]["bounded"], m["delta"]["verdict"]) for m in d["commands"][1]["measurements"]), [(g["result"], g["basis"]) for g in d["gates"]]')" = "({(False, 'none')}, [('inconclusive', 'too_few_runs')])" ] ||
 	fail "a delta against a single run: $out"
 
 # Exit 3 from a gate says so, in the summary and the JSON.

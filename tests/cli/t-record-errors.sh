@@ -2,9 +2,12 @@
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 
 run "$LAUKA" -n 2 -- true
-expect_rc 1; expect_err '^error: minimum runs is 3 (got 2)$'; expect_err '^fix: use -n 3 or higher'; expect_no_out
+expect_rc 1; expect_err '^error: minimum runs is 3 for the [a-z]* backend (got 2)$'; expect_err '^fix: use -n 3 or higher'
+expect_no_out
 run "$LAUKA" record --runs=1 -- true
-expect_rc 1; expect_err 'minimum runs is 3 (got 1)'
+expect_rc 1; expect_err 'minimum runs is 3 for the [a-z]* backend (got 1)'
+run "$LAUKA" record --runs=0 -- true
+expect_rc 1; expect_err 'minimum runs is 1 (got 0)'
 run "$LAUKA" -n abc -- true
 expect_rc 1; expect_err "invalid number of runs 'abc'"
 run "$LAUKA" --warmup -1 -- true

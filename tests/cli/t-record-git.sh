@@ -22,8 +22,8 @@ expect_err "nothing was compared"
 git notes --ref=lauka show HEAD | python3 -c 'import json, sys
 b = json.loads(sys.stdin.readline())
 assert b["name"] == "main" and b["runner_class"] == "ci" and b["backend"] == "valgrind", b
-assert b["measurements"][-1] == "Ir" and len(b["commands"]) == 1 and b["commands"][0]["runs"] == 3, b
-assert len(set(b["commands"][0]["samples"][-1])) == 1, b' || fail "the note is not the baseline"
+assert b["measurements"][-1] == "Ir" and len(b["commands"]) == 1 and b["commands"][0]["runs"] == 1, b
+assert len(b["commands"][0]["samples"][-1]) == 1, b' || fail "the note is not the baseline"
 git ls-remote ../remote.git | grep -q notes && fail "lauka pushed the notes"
 # HEAD's own note is not compared with: the nearest first-parent ancestor is.
 run "$LAUKA" record $G --runner-class ci --baseline main -- "$P alu 1000"

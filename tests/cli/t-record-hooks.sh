@@ -50,19 +50,19 @@ diff want log > diff.txt || fail "hooks ran out of order: $(cat diff.txt)"
 rm log
 
 # One hook per command, in order; a count that is neither 1 nor the number of commands is an error.
-run "$LAUKA" --backend rusage --prepare "$(log p-one)" --prepare "$(log p-two)" -- true true
+run "$LAUKA" -n 3 --backend rusage --prepare "$(log p-one)" --prepare "$(log p-two)" -- true true
 expect_rc 0
 [ "$(grep -c '^p-one 1 ' log)" -eq 3 ] && [ "$(grep -c '^p-two 2 ' log)" -eq 3 ] && [ "$(wc -l < log)" -eq 6 ] ||
 	fail "per-command hooks: $(cat log)"
 rm log
-run "$LAUKA" --prepare true --prepare true -- true true true
+run "$LAUKA" -n 3 --prepare true --prepare true -- true true true
 expect_rc 1; expect_err "^error: 2 --prepare options for 3 commands"
 # Hooks are quoted like commands and checked before anything runs.
-run "$LAUKA" --prepare 'rm -f x | true' -- 'touch ran'
+run "$LAUKA" -n 3 --prepare 'rm -f x | true' -- 'touch ran'
 expect_rc 1; expect_err "^error: --prepare 'rm -f x | true' contains the shell metacharacter '|'"
-run "$LAUKA" --cleanup 'no-such-hook-xyz' -- 'touch ran'
+run "$LAUKA" -n 3 --cleanup 'no-such-hook-xyz' -- 'touch ran'
 expect_rc 127; expect_err "^error: --cleanup not found: 'no-such-hook-xyz'"
-run "$LAUKA" --setup '' -- 'touch ran'
+run "$LAUKA" -n 3 --setup '' -- 'touch ran'
 expect_rc 1; expect_err "^error: option '--setup' needs a value, not an empty string"
 [ ! -e ran ] || fail "a command ran despite a bad hook"
 
@@ -82,18 +82,18 @@ expect_out '^Benchmark 2 (4 runs): sleep 0.001$'
 grep -q '"checks": {"passed": 3, "total": 4, "samples": \[true, false, true, true\]}' c.json ||
 	fail "check verdicts not exported: $(cat c.json)"
 # A command's own failure takes precedence over a failing check.
-run "$LAUKA" --backend rusage --check ./check.sh -- true "sh -c 'exit 9'"
+run "$LAUKA" -n 3 --backend rusage --check ./check.sh -- true "sh -c 'exit 9'"
 expect_rc 9
 
 # A failing setup or prepare stops that command with a clear error; the others still run.
-run "$LAUKA" --backend rusage --setup "sh -c '[ \$LAUKA_COMMAND_INDEX != 1 ] || { echo setup broke >&2; exit 4; }'" -- true 'sleep 0.001'
+run "$LAUKA" -n 3 --backend rusage --setup "sh -c '[ \$LAUKA_COMMAND_INDEX != 1 ] || { echo setup broke >&2; exit 4; }'" -- true 'sleep 0.001'
 expect_rc 4
 expect_err "^error: --setup 'sh -c .*' of command 1 failed with exit code 4$"
 expect_err 'setup broke'
 expect_err '^lauka: command 1 stopped$'
 printf '%s\n' "$out" | grep -q '^Benchmark 1' && fail "command 1 was measured although its setup failed"
 expect_out '^Benchmark 2 (3 runs): sleep 0.001$'
-run "$LAUKA" --backend rusage --prepare "sh -c '[ \$LAUKA_RUN_INDEX != 2 ] || exit 6'" --json p.json -- true
+run "$LAUKA" -n 3 --backend rusage --prepare "sh -c '[ \$LAUKA_RUN_INDEX != 2 ] || exit 6'" --json p.json -- true
 expect_rc 6
 expect_err "^error: --prepare 'sh -c .*' of command 1 failed with exit code 6$"
 expect_out '^Benchmark 1 (1 run): true$'
@@ -101,7 +101,7 @@ grep -q '"exit_code": 6, "failed_step": "prepare", "runs": 1' p.json || fail "pr
 
 # Ctrl-C during a hook ends it, and nothing more starts.
 printf '#!/bin/sh\ntouch in-prepare\nexec sleep 20\n' > slow.sh; chmod +x slow.sh
-"$LAUKA" --backend rusage --prepare ./slow.sh -- 'touch ran' > o.txt 2> e.txt &
+"$LAUKA" -n 3 --backend rusage --prepare ./slow.sh -- 'touch ran' > o.txt 2> e.txt &
 pid=$!
 i=0
 while [ ! -e in-prepare ]; do i=$((i + 1)); [ $i -gt 100 ] && { kill -9 $pid; fail "prepare never ran"; }; sleep 0.1; done

@@ -4,7 +4,7 @@
 # start_lauka OUT ERR CMD...: lauka in the background, measuring 'sleep 0.01' then CMD; waits until CMD runs.
 start_lauka() {
 	o=$1 e=$2; shift 2
-	"$LAUKA" --color never --backend rusage -- 'sleep 0.01' "$@" > "$o" 2> "$e" &
+	"$LAUKA" -n 3 --color never --backend rusage -- 'sleep 0.01' "$@" > "$o" 2> "$e" &
 	pid=$!
 	i=0
 	while ! grep -q '^Benchmark 1' "$o" 2>/dev/null; do

@@ -32,4 +32,15 @@ run "$LAUKA" --json f.json -- true "sh -c 'exit 3'"
 expect_rc 3
 grep -q "\"command\": \"sh -c 'exit 3'\", \"name\": null, \"exit_code\": 3, \"failed_step\": \"command\", \"runs\": 0" f.json ||
 	fail "the failing command is missing: $(cat f.json)"
+# --export-json -: standard output holds the JSON alone, even with --show-output (the command's
+# output goes to standard error); hyperfine's user and system are filled from each run's rusage
+# without -m user_time,sys_time.
+"$LAUKA" --backend rusage -n 3 --show-output --export-json - -- 'echo from-the-command' 'sh -c "echo e >&2"' \
+	> so.txt 2> se.txt || fail "lauka failed: $(cat se.txt)"
+python3 -c 'import json, sys
+d = json.load(open("so.txt"))
+for r in d["results"]:
+    assert r["user"] is not None and r["system"] is not None, r
+    assert r["user"] >= 0 and r["system"] >= 0, r' || fail "stdout is not the JSON alone, or user/system null: $(cat so.txt)"
+[ "$(grep -c '^from-the-command$' se.txt)" -eq 3 ] || fail "the command's output should be on stderr: $(cat se.txt)"
 exit 0

@@ -1,7 +1,7 @@
 # record -S/--shell: commands run as SHELL -c CMD (pipes, redirections), and the empty command's cost is shown
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 
-run "$LAUKA" --backend rusage --color never -S sh -- 'echo hi > out.txt; echo there >> out.txt' 'true | cat'
+run "$LAUKA" -n 3 --backend rusage --color never -S sh -- 'echo hi > out.txt; echo there >> out.txt' 'true | cat'
 expect_rc 0
 [ "$(cat out.txt)" = "hi
 there" ] || fail "the shell did not run the command: $(cat out.txt)"
@@ -9,18 +9,18 @@ expect_out "^Shell alone (3 runs): sh -c ''$"
 expect_out "^(the shell's own cost: part of every count below)$"
 expect_out '^Benchmark 1 (3 runs): echo hi > out.txt; echo there >> out.txt$'
 # Without -S the quoting checks stay.
-run "$LAUKA" -- 'true | cat'
+run "$LAUKA" -n 3 -- 'true | cat'
 expect_rc 1; expect_err "shell metacharacter '|'"; expect_err "lauka -S sh -- 'true | cat' (-S sh runs every command through sh)"
 # A shell with options, and one that does not exist.
-run "$LAUKA" --backend rusage -S 'sh -e' -- 'false; true'
+run "$LAUKA" -n 3 --backend rusage -S 'sh -e' -- 'false; true'
 expect_rc 1; expect_err "^error: command 1 'false; true' failed with exit code 1"
-run "$LAUKA" -S no-such-shell-xyz -- true
+run "$LAUKA" -n 3 -S no-such-shell-xyz -- true
 expect_rc 127; expect_err "^error: shell not found: 'no-such-shell-xyz'"
 # Hooks run through the shell too.
-run "$LAUKA" --backend rusage -S sh --prepare 'echo p >> hooks.txt' -- true
+run "$LAUKA" -n 3 --backend rusage -S sh --prepare 'echo p >> hooks.txt' -- true
 expect_rc 0; [ "$(wc -l < hooks.txt)" -eq 3 ] || fail "prepare under the shell: $(cat hooks.txt)"
 # The shell's cost is exported.
-run "$LAUKA" --backend rusage -S sh --json s.json -- true
+run "$LAUKA" -n 3 --backend rusage -S sh --json s.json -- true
 grep -q '"shell": "sh"' s.json && grep -q '"shell_cost": {"command": ""' s.json || fail "shell cost not exported: $(cat s.json)"
 
 # Under valgrind the shell's share of the count is exact: sh -c 'true' costs at least what sh -c '' does.

@@ -6,7 +6,7 @@ kpep="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
 [ -f "$data/counters-profile.xml" ] && [ -f "$kpep" ] || skip "tests/fixtures/xctrace-data or kpep-data absent (SOURCES.txt there says what they are)"
 
 if [ "$(uname -s)" != Darwin ]; then
-	run "$LAUKA" --backend xctrace -- true
+	run "$LAUKA" -n 3 --backend xctrace -- true
 	expect_rc 1; expect_err "unknown backend 'xctrace'"
 fi
 
@@ -28,7 +28,7 @@ for tmpl in cpu-counters-template-legacy.xml l2-miss-xcode16.tracetemplate; do
 	export LAUKA_XCTRACE_TEMPLATE="$data/$tmpl"
 	# The stand-in decodes the template with plistlib and lists its events in the TOC, in the template's
 	# order; row values are (position + 1) * 1000 for the target and 1e9 for pid 0 and another process.
-	run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles --json r.json -- true
+	run "$LAUKA" -n 3 --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles --json r.json -- true
 	expect_rc 0
 	expect_out '^fixed_cycles '; expect_out '^l1d_cache_miss_ld_nonspec '
 	# fixed events are added first (the order that realises the counter assignment)
@@ -67,7 +67,7 @@ clean
 # A real export (Instruments 14.3.1, PMI-triggered) served as the counters-profile table:
 # the sums over pid 1512 are reference/xctrace.md's golden values.
 LAUKA_STANDIN_EXPORT="$data/counters-profile.xml" LAUKA_STANDIN_PID=1512 \
-	run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,branch_mispred_nonspec --json g.json -- true
+	run "$LAUKA" -n 3 --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,branch_mispred_nonspec --json g.json -- true
 expect_rc 0
 a=$(val g.json l1d_cache_miss_ld_nonspec); b=$(val g.json branch_mispred_nonspec)
 [ "$a $b" = "251 198421070" ] || [ "$a $b" = "198421070 251" ] || fail "golden totals: $a $b"
@@ -76,7 +76,7 @@ clean
 # The same export as a PMI-triggered recording: the trigger event's total is the sum of the weights
 # (205 rows x the 1000000 threshold), the others still the sums of their values.
 LAUKA_STANDIN_EXPORT="$data/counters-profile.xml" LAUKA_STANDIN_PID=1512 LAUKA_STANDIN_PMI=FIXED_INSTRUCTIONS \
-	run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,instructions --json p.json -- true
+	run "$LAUKA" -n 3 --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,instructions --json p.json -- true
 expect_rc 0
 [ "$(val p.json fixed_instructions)" = 205000000 ] || fail "PMI weights: $(val p.json fixed_instructions)"
 a=$(val p.json l1d_cache_miss_ld_nonspec); b=$(val p.json branch_mispred_nonspec)
@@ -84,7 +84,7 @@ a=$(val p.json l1d_cache_miss_ld_nonspec); b=$(val p.json branch_mispred_nonspec
 clean
 
 # Events that cannot be counted together are refused as for kperf, before anything runs.
-run "$LAUKA" --backend xctrace -m inst_branch,l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,inst_all -- 'touch ran'
+run "$LAUKA" -n 3 --backend xctrace -m inst_branch,l1d_cache_miss_ld_nonspec,branch_mispred_nonspec,inst_all -- 'touch ran'
 expect_rc 2
 expect_err '^error: requested measurements could not be scheduled on Apple A14/M1 (8 general and 2 fixed counters)$'
 expect_err '^tip: these events cannot be counted together: .*inst_all'
@@ -92,15 +92,15 @@ expect_err '^tip: these events cannot be counted together: .*inst_all'
 clean
 
 # The command's exit status comes from the TOC (the child is xctrace, exit 0).
-run "$LAUKA" --backend xctrace -m cycles -- false
+run "$LAUKA" -n 3 --backend xctrace -m cycles -- false
 expect_rc 1; expect_err "failed with exit code 1"
 clean
-run "$LAUKA" --backend xctrace -m cycles -- "sh -c 'exit 7'"
+run "$LAUKA" -n 3 --backend xctrace -m cycles -- "sh -c 'exit 7'"
 expect_rc 7
 clean
 
 # An export whose arrays do not match the TOC's names is refused.
-LAUKA_STANDIN_MODE=badexport run "$LAUKA" --backend xctrace -m cycles,instructions -- true
+LAUKA_STANDIN_MODE=badexport run "$LAUKA" -n 3 --backend xctrace -m cycles,instructions -- true
 expect_rc 2; expect_err "the table of contents names 2 events"
 clean
 
@@ -110,17 +110,17 @@ clean
 # recording holds and the template, never a "<not counted>" row with exit 0 (the old code's result).
 for tmpl in cpu-counters-template-legacy.xml l2-miss-xcode16.tracetemplate; do
 	export LAUKA_XCTRACE_TEMPLATE="$data/$tmpl"
-	LAUKA_STANDIN_RECORDS=L1D_CACHE_MISS_LD_NONSPEC run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
+	LAUKA_STANDIN_RECORDS=L1D_CACHE_MISS_LD_NONSPEC run "$LAUKA" -n 3 --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
 	expect_rc 2
 	expect_err "^error: .*the recording lacks FIXED_CYCLES: its pmc-events are \[L1D_CACHE_MISS_LD_NONSPEC\]; .*template '$data/$tmpl'"
 	printf '%s\n' "$out" | grep -q 'not counted' && fail "N2: a not-counted row: $out"
 	clean
-	LAUKA_STANDIN_RECORDS= run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
+	LAUKA_STANDIN_RECORDS= run "$LAUKA" -n 3 --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
 	expect_rc 2
 	expect_err "the recording lacks L1D_CACHE_MISS_LD_NONSPEC, FIXED_CYCLES: its pmc-events are \[\]"
 	clean
 	# The same events in another order (and one more) are what was asked for: counted.
-	LAUKA_STANDIN_RECORDS="L1D_CACHE_MISS_LD_NONSPEC INST_ALL FIXED_CYCLES" run "$LAUKA" --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
+	LAUKA_STANDIN_RECORDS="L1D_CACHE_MISS_LD_NONSPEC INST_ALL FIXED_CYCLES" run "$LAUKA" -n 3 --color never --backend xctrace -m l1d_cache_miss_ld_nonspec,cycles -- true
 	expect_rc 0
 	clean
 done
@@ -131,11 +131,11 @@ export LAUKA_XCTRACE_TEMPLATE="$data/l2-miss-xcode16.tracetemplate"	# as after t
 dev="$PWD/Xcode.app/Contents/Developer"
 mkdir -p "$dev/Platforms/MacOSX.platform/Developer/Library/Instruments/Templates" "$PWD/Xcode.app/Contents/Applications"
 cp "$data/l2-miss-xcode16.tracetemplate" "$dev/Platforms/MacOSX.platform/Developer/Library/Instruments/Templates/CPU Counters.tracetemplate"
-run env -u LAUKA_XCTRACE_TEMPLATE DEVELOPER_DIR="$dev" "$LAUKA" --color never --backend xctrace -m cycles -- true
+run env -u LAUKA_XCTRACE_TEMPLATE DEVELOPER_DIR="$dev" "$LAUKA" -n 3 --color never --backend xctrace -m cycles -- true
 expect_rc 0; expect_out '^fixed_cycles '
 clean
 rm -r "$dev/Platforms"
-run env -u LAUKA_XCTRACE_TEMPLATE DEVELOPER_DIR="$dev" "$LAUKA" --color never --backend xctrace -m cycles -- 'touch ran'
+run env -u LAUKA_XCTRACE_TEMPLATE DEVELOPER_DIR="$dev" "$LAUKA" -n 3 --color never --backend xctrace -m cycles -- 'touch ran'
 expect_rc 2; expect_err "^error: xctrace backend: no 'CPU Counters.tracetemplate' found in Xcode's Instruments.app or its macOS platform Templates"
 [ ! -e ran ] || fail "ran without a template"
 clean
@@ -173,20 +173,20 @@ clean
 # records); xctrace's own messages are still read from the log, so the benign exit 2 stays benign.
 # Without it the output is dropped (the old code dropped it in both cases).
 for mode in ok benign; do
-	LAUKA_STANDIN_MODE=$mode run "$LAUKA" --color never --show-output --backend xctrace -m cycles -- 'echo hello-from-target'
+	LAUKA_STANDIN_MODE=$mode run "$LAUKA" -n 3 --color never --show-output --backend xctrace -m cycles -- 'echo hello-from-target'
 	expect_rc 0
 	[ "$(printf '%s\n' "$out" | grep -c '^hello-from-target$')" = 3 ] || fail "--show-output ($mode): $out"
 	grep -q -- "--target-stdout - --launch" standin.log || fail "no --target-stdout: $(tail -1 standin.log)"
 	clean
 done
-run "$LAUKA" --color never --backend xctrace -m cycles -- 'echo hello-from-target'
+run "$LAUKA" -n 3 --color never --backend xctrace -m cycles -- 'echo hello-from-target'
 expect_rc 0
 printf '%s\n' "$out" | grep -q '^hello-from-target$' && fail "output shown without --show-output: $out"
 clean
 
 # N3 (audit 3): a row of the target without counter values (a thread sampled while blocked) is
 # skipped and counted, not an error for the whole export (the old code failed the run on it).
-LAUKA_STANDIN_BLANKROW=1 run "$LAUKA" --color never --backend xctrace -m cycles --json b.json -- true
+LAUKA_STANDIN_BLANKROW=1 run "$LAUKA" -n 3 --color never --backend xctrace -m cycles --json b.json -- true
 expect_rc 0
 [ "$(val b.json fixed_cycles)" = 10000 ] || fail "blank row: fixed_cycles $(val b.json fixed_cycles)"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["commands"][0]["xctrace"]["runs"]; assert all(x["rows_without_values"] == 1 and x["rows"] == 10 for x in r), r' b.json ||
@@ -194,7 +194,7 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["commands"][0]["xctr
 clean
 
 # No template lauka can patch: one line, before anything runs.
-LAUKA_XCTRACE_TEMPLATE="$data/pmc-toc.xml" run "$LAUKA" --backend xctrace -m cycles -- 'touch ran'
+LAUKA_XCTRACE_TEMPLATE="$data/pmc-toc.xml" run "$LAUKA" -n 3 --backend xctrace -m cycles -- 'touch ran'
 expect_rc 2; expect_err "^error: xctrace backend: template '.*pmc-toc.xml': not a property list"
 [ ! -e ran ] || fail "ran without a template"
 clean

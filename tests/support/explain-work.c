@@ -16,6 +16,19 @@
  *                              1 KiB table that stays in L1 (the paper's
  *                              decoder): every load hits, the loop branch is
  *                              predicted; twice ITERS is twice the same work
+ *   explain-work bsearch N     N binary searches for LCG keys in a sorted array
+ *                              of 2^21 8-byte keys (16 MiB, twice the LL): a
+ *                              power of two, so the deep levels' probes fall
+ *                              in few LL sets and miss, and each level's
+ *                              branch is a coin toss (an arm of its own, so no
+ *                              conditional move replaces it): memory and
+ *                              branches both cost a large share (under the
+ *                              valgrind model about 38% and 35%)
+ *   explain-work walk N        N steps along a linked list of 64-byte nodes
+ *                              laid out in order over 64 MiB: every step a new
+ *                              line that misses both simulated caches, which
+ *                              have no prefetcher (hardware streams such a walk
+ *                              in ahead)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -71,10 +84,62 @@ __attribute__((noinline)) static unsigned long chain(long iters)
 	return x;
 }
 
+#ifndef BSEARCH_KEYS
+#define BSEARCH_KEYS (1ul << 21)
+#endif
+
+__attribute__((noinline)) static unsigned long bsearch_keys(long n)
+{
+	uint64_t *a = malloc(BSEARCH_KEYS * sizeof(*a));
+	if (!a)
+		return 0;
+	for (size_t i = 0; i < BSEARCH_KEYS; i++)
+		a[i] = 2 * i;
+	unsigned x = 7;
+	unsigned long found = 0;
+	for (long k = 0; k < n; k++) {
+		x = x * 1664525u + 1013904223u;
+		uint64_t key = (uint64_t)(x % BSEARCH_KEYS) * 2;
+		const uint64_t *base = a;
+		for (size_t len = BSEARCH_KEYS; len > 1;) {
+			size_t half = len / 2;
+			if (base[half - 1] < key) {
+				__asm__ volatile("" ::: "memory");	/* an arm of its own: no conditional move */
+				base += half;
+			}
+			len -= half;
+		}
+		found += *base == key;
+	}
+	free(a);
+	return found;
+}
+
+struct node {
+	struct node *next;
+	char payload[56];	/* one node per 64-byte line */
+};
+
+__attribute__((noinline)) static unsigned long walk(long steps)
+{
+	size_t n = (64ul << 20) / sizeof(struct node);
+	struct node *a = malloc(n * sizeof(*a));
+	if (!a)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		a[i].next = &a[(i + 1) % n];
+	const struct node *p = a;
+	for (long s = 0; s < steps; s++)
+		p = ((volatile const struct node *)p)->next;
+	unsigned long at = (unsigned long)(p - a);
+	free(a);
+	return at;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: explain-work chase|branch|chain N\n");
+		fprintf(stderr, "usage: explain-work chase|branch|chain|bsearch|walk N\n");
 		return 1;
 	}
 	long n = strtol(argv[2], NULL, 10);
@@ -85,6 +150,10 @@ int main(int argc, char **argv)
 		r = branch(n);
 	else if (!strcmp(argv[1], "chain"))
 		r = chain(n);
+	else if (!strcmp(argv[1], "bsearch"))
+		r = bsearch_keys(n);
+	else if (!strcmp(argv[1], "walk"))
+		r = walk(n);
 	else
 		return 1;
 	printf("%s %lu\n", argv[1], r);
