@@ -3,6 +3,7 @@
 #include "base/progress.h"
 #include "base/util.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,4 +95,15 @@ void text_print(FILE *f, const char *line, size_t indent)
 			break;
 		p += n + 1;
 	}
+}
+
+void text_printf(FILE *f, size_t indent, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	text_print(f, strbuf_str(&sb), indent);
+	strbuf_release(&sb);
 }

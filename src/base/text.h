@@ -25,5 +25,7 @@ char *text_wrap(const char *line, size_t width, size_t indent);
  * indent spaces before every continuation), or whole when f is not a terminal.
  */
 void text_print(FILE *f, const char *line, size_t indent);
+/* The same for a printf format. */
+void text_printf(FILE *f, size_t indent, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

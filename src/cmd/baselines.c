@@ -17,6 +17,7 @@
 #include "catalog/db.h"
 #include "catalog/notes.h"
 #include "base/error.h"
+#include "base/text.h"
 #include "cmd/options.h"
 #include "base/progress.h"
 #include "output/report.h"
@@ -66,17 +67,31 @@ static void print_list(const struct db_baseline *all, const char *const *commits
 			if (strlen(cell[k]) > w[k])
 				w[k] = strlen(cell[k]);
 	}
-	for (int k = first; k < 5; k++)
-		printf("%-*s   ", (int)w[k], hdr[k]);
-	printf("%s\n", hdr[5]);
+	/*
+	 * Each row through text_print: on a terminal narrower than the row, the commands wrap under
+	 * their column (or under a 4-space indent when the columns before them are already wide).
+	 */
+	size_t at = 0;
+	struct strbuf row = { 0 };
+	for (int k = first; k < 5; k++) {
+		strbuf_addf(&row, "%-*s   ", (int)w[k], hdr[k]);
+		at += w[k] + 3;
+	}
+	size_t indent = at <= 48 ? at : 4;
+	strbuf_addf(&row, "%s", hdr[5]);
+	fflush(stderr);
+	text_print(stdout, strbuf_str(&row), indent);
 	for (size_t i = 0; i < n; i++) {
 		const char *cell[5] = { commits ? commits[i] : "", all[i].name, when[i], all[i].runner_class, all[i].backend };
 		char *cmds = commands_of(&all[i]);
+		strbuf_reset(&row);
 		for (int k = first; k < 5; k++)
-			printf("%-*s   ", (int)w[k], cell[k]);
-		printf("%s\n", cmds);
+			strbuf_addf(&row, "%-*s   ", (int)w[k], cell[k]);
+		strbuf_addf(&row, "%s", cmds);
+		text_print(stdout, strbuf_str(&row), indent);
 		free(cmds);
 	}
+	strbuf_release(&row);
 	free(when);
 }
 

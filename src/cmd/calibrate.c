@@ -32,6 +32,7 @@
 #include "machine/catalog.h"
 #include "catalog/db.h"
 #include "base/error.h"
+#include "base/text.h"
 #include "cmd/options.h"
 #include "machine/backend-choice.h"
 #include "output/plot-out.h"
@@ -391,20 +392,31 @@ static void print_table(const struct cal_run *cr, struct cal_event *evs, size_t 
 		l = strlen(evs[i].res.profile);
 		wprof = l > wprof ? l : wprof;
 	}
-	printf("%-*s  %-*s  %-*s", (int)wname, "event", (int)wver, "verdict", (int)wprof, "profile");
+	/*
+	 * On a terminal narrower than a row, the expected column wraps under itself, or under a
+	 * 4-space indent when the columns before it are already wide (text_print); pipes get whole rows.
+	 */
+	struct strbuf row = STRBUF_INIT;
+	strbuf_addf(&row, "%-*s  %-*s  %-*s", (int)wname, "event", (int)wver, "verdict", (int)wprof, "profile");
 	for (size_t p = 0; p < cr->nprobes; p++)
-		printf("  %-9s", cr->scales[p].probe);
-	printf("  expected\n");
+		strbuf_addf(&row, "  %-9s", cr->scales[p].probe);
+	size_t at = row.len + 2, indent = at <= 48 ? at : 4;
+	strbuf_addf(&row, "  expected");
+	text_print(stdout, strbuf_str(&row), indent);
 	for (size_t i = 0; i < n; i++) {
 		const struct calib_result *r = &evs[i].res;
-		printf("%-*s  %-*s  %-*s", (int)wname, evs[i].ev->name, (int)wver, r->verdict, (int)wprof, r->profile);
+		strbuf_reset(&row);
+		strbuf_addf(&row, "%-*s  %-*s  %-*s", (int)wname, evs[i].ev->name, (int)wver, r->verdict, (int)wprof,
+			    r->profile);
 		for (size_t p = 0; p < cr->nprobes; p++) {
 			char v[32];
 			fmt_response(v, sizeof(v), r->response[p]);
-			printf("  %-9s", v);
+			strbuf_addf(&row, "  %-9s", v);
 		}
-		printf("  %s\n", r->expect_text[0] ? r->expect_text : "-");
+		strbuf_addf(&row, "  %s", r->expect_text[0] ? r->expect_text : "-");
+		text_print(stdout, strbuf_str(&row), indent);
 	}
+	strbuf_release(&row);
 }
 
 /* Reasons that differ only in the event they name are the same reason. */
@@ -435,8 +447,8 @@ static void print_reasons(const struct cal_run *cr, struct cal_event *evs, size_
 			const struct calib_result *r = &evs[i].res;
 			if (fabs(r->response[p]) <= CALIB_SILENT || calib_linear(&evs[i].counts[p]))
 				continue;
-			printf("not linear: '%s' on %s: %.4g per unit at 1x, %.4g at 4x\n", evs[i].ev->name,
-			       cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p]);
+			text_printf(stdout, 4, "not linear: '%s' on %s: %.4g per unit at 1x, %.4g at 4x", evs[i].ev->name,
+				    cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p]);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -450,8 +462,8 @@ static void print_reasons(const struct cal_run *cr, struct cal_event *evs, size_
 		size_t count = 0;
 		for (size_t j = i; j < n; j++)
 			count += same_reason(&evs[j], &evs[i]);
-		printf("%s (%zu event%s, e.g. '%s'): %s\n", evs[i].res.verdict, count, count == 1 ? "" : "s",
-		       evs[i].ev->name, evs[i].why);
+		text_printf(stdout, 4, "%s (%zu event%s, e.g. '%s'): %s", evs[i].res.verdict, count,
+			    count == 1 ? "" : "s", evs[i].ev->name, evs[i].why);
 	}
 }
 
@@ -558,14 +570,16 @@ static char *shown(const struct lk_pmu *pmu, const char *name)
 static void print_plan(const struct cal_run *cr, const struct cal_plan *pl)
 {
 	for (size_t pass = 0; pass < pl->npasses; pass++) {
-		printf("pass %zu:", pass + 1);
+		struct strbuf line = STRBUF_INIT;
+		strbuf_addf(&line, "pass %zu:", pass + 1);
 		for (size_t i = 0; i < pl->m; i++)
 			if (pl->pass_of[i] == pass) {
 				char *s = shown(cr->pmu, pl->order[i]->ev->name);
-				printf(" %s", s);
+				strbuf_addf(&line, " %s", s);
 				free(s);
 			}
-		printf("\n");
+		text_print(stdout, strbuf_str(&line), 4);
+		strbuf_release(&line);
 	}
 	for (size_t i = 0; i < pl->n; i++)
 		if (pl->evs[i].state == CALIB_UNSCHEDULABLE) {
@@ -586,17 +600,20 @@ static double count_runs(const struct cal_run *cr, size_t npasses, char *buf, si
 
 static void announce(const struct cal_run *cr, const struct cal_plan *pl, const struct cal_opts *o)
 {
-	printf("calibrating %zu %s events of '%s' (%zu pass%s) with %s%s\n", pl->n, cr->be->name, cr->pmu->name,
-	       pl->npasses, pl->npasses == 1 ? "" : "es", cr->probe, o->quick ? ", quick scales" : "");
-	printf("probes at 1x:");
+	text_printf(stdout, 4, "calibrating %zu %s events of '%s' (%zu pass%s) with %s%s", pl->n, cr->be->name,
+		    cr->pmu->name, pl->npasses, pl->npasses == 1 ? "" : "es", cr->probe, o->quick ? ", quick scales" : "");
+	struct strbuf line = STRBUF_INIT;
+	strbuf_addf(&line, "probes at 1x:");
 	for (size_t p = 0; p < cr->nprobes; p++)
-		printf("%s %s %llu%s%s", p ? "," : "", cr->scales[p].probe, (unsigned long long)cr->scales[p].n,
-		       cr->scales[p].arg ? " over " : "", cr->scales[p].arg ? cr->scales[p].arg : "");
-	printf("; each also at 4x and at 1 (baseline)%s\n", cr->reps > 1 ? ", minimum of 3 runs" :
-	       !strcmp(cr->be->name, "valgrind") ? "" : ", one round (--quick)");
+		strbuf_addf(&line, "%s %s %llu%s%s", p ? "," : "", cr->scales[p].probe, (unsigned long long)cr->scales[p].n,
+			    cr->scales[p].arg ? " over " : "", cr->scales[p].arg ? cr->scales[p].arg : "");
+	strbuf_addf(&line, "; each also at 4x and at 1 (baseline)%s", cr->reps > 1 ? ", minimum of 3 runs" :
+		    !strcmp(cr->be->name, "valgrind") ? "" : ", one round (--quick)");
+	text_print(stdout, strbuf_str(&line), 4);
+	strbuf_release(&line);
 	char runs[160];
 	count_runs(cr, pl->npasses, runs, sizeof(runs));
-	printf("plan: %s\n", runs);
+	text_printf(stdout, 4, "plan: %s", runs);
 	fflush(stdout);
 }
 
@@ -743,8 +760,8 @@ static bool judge(const struct cal_run *cr, const struct calib_expectations *exp
 	print_table(cr, pl->evs, pl->n);
 	printf("\n");
 	print_reasons(cr, pl->evs, pl->n);
-	printf("%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), %zu unsupported, "
-	       "%zu unschedulable\n", pl->n, nval, nfail, nsilent, nlin, nunsup, nunsched);
+	text_printf(stdout, 4, "%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), "
+		    "%zu unsupported, %zu unschedulable", pl->n, nval, nfail, nsilent, nlin, nunsup, nunsched);
 	fflush(stdout);
 	return pl->n && nunsup + nunsched == pl->n;
 }
@@ -768,8 +785,8 @@ static int finish(struct catalog *cat, const struct cal_run *cr, const struct ca
 	char more[160] = "";
 	if (o->pmu)
 		snprintf(more, sizeof(more), " --pmu %s", cr->pmu->name);
-	printf("verdicts stored for machine '%s'; see 'lauka counters --details%s%s%s'\n", catalog_machine(cat),
-	       is_default ? "" : " --backend ", is_default ? "" : cr->be->name, more);
+	text_printf(stdout, 4, "verdicts stored for machine '%s'; see 'lauka counters --details%s%s%s'",
+		    catalog_machine(cat), is_default ? "" : " --backend ", is_default ? "" : cr->be->name, more);
 	if (!o->plot)
 		return 0;
 	char err[512] = "";
@@ -777,7 +794,7 @@ static int finish(struct catalog *cat, const struct cal_run *cr, const struct ca
 		error("%s", err);
 		return EXIT_COUNTERS;	/* a file error, like a failed export (checked writable before the runs) */
 	}
-	printf("plot written to '%s'\n", o->plot);
+	text_printf(stdout, 4, "plot written to '%s'", o->plot);
 	return 0;
 }
 

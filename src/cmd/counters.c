@@ -342,8 +342,8 @@ static void note_unsupported(const struct lk_pmu *p, char (*why)[160])
 			order[j - 1] = t;
 		}
 	for (size_t k = 0; k < nr; k++)
-		fprintf(stderr, "note: %zu event%s marked unsupported cannot be counted here: %s\n", count[order[k]],
-			count[order[k]] == 1 ? "" : "s", why[first[order[k]]]);
+		notice("%zu event%s marked unsupported cannot be counted here: %s", count[order[k]],
+		       count[order[k]] == 1 ? "" : "s", why[first[order[k]]]);
 	free(order);
 	free(first);
 	free(count);
@@ -830,19 +830,19 @@ int cmd_counters(int argc, char **argv)
 	}
 	if (b->pfm_events && !pfmcat_available() && !o.pmu && !o.check) {
 		fflush(stdout);
-		fprintf(stderr, "note: this lauka was built without libpfm4, so no vendor events are listed; "
-			"install libpfm4-dev and rebuild\n");
+		notice("this lauka was built without libpfm4, so no vendor events are listed; install libpfm4-dev and "
+		       "rebuild");
 	}
 	if (!o.pmu && !o.check && catalog_uncounted_note(cat)) {
 		fflush(stdout);
-		fprintf(stderr, "note: %s\n", catalog_uncounted_note(cat));
+		notice("%s", catalog_uncounted_note(cat));
 	}
 	if (needs[0] && !o.pmu) {
 		fflush(stdout);
-		fprintf(stderr, "note: these are %s events; counting them needs root: %s\n", b->name, needs);
+		notice("these are %s events; counting them needs root: %s", b->name, needs);
 		if (!strcmp(b->name, "kperf"))
-			fprintf(stderr, "tip: without root, 'lauka record --backend xctrace' counts them through Instruments "
-				"(needs Xcode; seconds per run)\n");
+			tip("without root, 'lauka record --backend xctrace' counts them through Instruments (needs Xcode; "
+			    "seconds per run)");
 	}
 	catalog_close(cat);
 	return r;

@@ -16,6 +16,7 @@
 #include "machine/xctrace-check.h"
 #include "base/envvars.h"
 #include "base/error.h"
+#include "base/text.h"
 #include "output/export.h"
 #include "output/plot-out.h"
 #include "stats/gate.h"
@@ -494,15 +495,20 @@ static int save_baseline(struct record *rec)
 		error("cannot save baseline '%s': %s", name, err);
 		return EXIT_COUNTERS;
 	}
-	if (rec->o.git)
-		fprintf(stderr, "lauka: saved baseline '%s' in the git note of %.12s (%s; %zu command%s, runner class '%s')\n",
-			name, commit, NOTES_REF, rec->ncmds, rec->ncmds == 1 ? "" : "s", rec->runner_class);
-	else
-		fprintf(stderr, "lauka: saved baseline '%s' (%zu command%s, runner class '%s')\n", name, rec->ncmds,
-			rec->ncmds == 1 ? "" : "s", rec->runner_class);
-	if (rec->first_baseline)
-		fprintf(stderr, "lauka: nothing was compared: there was no baseline '%s' for runner class '%s' yet\n",
-			name, rec->runner_class);
+	/* On a terminal these wrap to its width (a runner class can be long); to a pipe each is one line. */
+	char *saved = rec->o.git ? xasprintf("lauka: saved baseline '%s' in the git note of %.12s (%s; %zu command%s, "
+					     "runner class '%s')", name, commit, NOTES_REF, rec->ncmds,
+					     rec->ncmds == 1 ? "" : "s", rec->runner_class)
+				 : xasprintf("lauka: saved baseline '%s' (%zu command%s, runner class '%s')", name,
+					     rec->ncmds, rec->ncmds == 1 ? "" : "s", rec->runner_class);
+	text_print(stderr, saved, 7);
+	free(saved);
+	if (rec->first_baseline) {
+		char *none = xasprintf("lauka: nothing was compared: there was no baseline '%s' for runner class '%s' yet",
+				       name, rec->runner_class);
+		text_print(stderr, none, 7);
+		free(none);
+	}
 	return 0;
 }
 
