@@ -25,17 +25,25 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char *lk_env_fingerprint(void)
+const char **lk_env_entries(size_t *count)
 {
 	size_t n = 0;
 	for (char **e = environ; e && *e; e++)
 		n += lk_env_behaviour(*e) && strchr(*e, '=');
-	const char **v = xcalloc(n ? n : 1, sizeof(*v));
+	const char **v = xcalloc(n + 1, sizeof(*v));
 	size_t k = 0;
 	for (char **e = environ; e && *e && k < n; e++)
 		if (lk_env_behaviour(*e) && strchr(*e, '='))
 			v[k++] = *e;
 	qsort(v, k, sizeof(*v), cmp_str);
+	*count = k;
+	return v;
+}
+
+char *lk_env_fingerprint(void)
+{
+	size_t k;
+	const char **v = lk_env_entries(&k);
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "env:%s", k ? "" : "-");
 	for (size_t i = 0; i < k; i++)

@@ -12,9 +12,17 @@
 #define LAUKA_ENVVARS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Whether an environ entry "NAME=value" (or a bare NAME) is one of those variables. */
 bool lk_env_behaviour(const char *entry);
+
+/*
+ * Those that are set in this process's environment, as "NAME=value" entries
+ * of environ, sorted; *count of them.  The array is malloc'd (NULL-ended),
+ * the strings are environ's.
+ */
+const char **lk_env_entries(size_t *count);
 
 /*
  * "env:LANG=C.UTF-8,TZ=UTC": those that are set in this process's

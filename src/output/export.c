@@ -274,6 +274,21 @@ void export_json(FILE *f, const struct export_run *r)
 		fputs("null", f);
 	fputs(",\n  \"shell\": ", f);
 	export_json_str(f, r->shell);
+	/* the locale, time zone and hash seeds the commands ran with: counts depend on them */
+	fputs(",\n  \"environment\": {", f);
+	for (size_t i = 0; i < r->nenv; i++) {
+		const char *eq = strchr(r->env[i], '=');
+		size_t n = eq ? (size_t)(eq - r->env[i]) : strlen(r->env[i]);
+		char *name = xmalloc(n + 1);
+		memcpy(name, r->env[i], n);
+		name[n] = '\0';
+		fputs(i ? ", " : "", f);
+		export_json_str(f, name);
+		fputs(": ", f);
+		export_json_str(f, eq ? eq + 1 : "");
+		free(name);
+	}
+	fputs("}", f);
 	fputs(",\n  \"shell_cost\": ", f);
 	if (r->shell_cost)
 		json_command(f, r->shell_cost, "    ");

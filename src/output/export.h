@@ -57,6 +57,8 @@ struct export_run {
 	bool parallel;			/* the runs of each command were made at the same time (a deterministic backend) */
 	uint64_t seed;			/* with interleaved */
 	const char *shell;		/* -S, or NULL */
+	const char *const *env;		/* "NAME=value": the variables that change what a program does (base/envvars.h) */
+	size_t nenv;
 	const struct export_command *shell_cost;	/* the empty command under the shell, or NULL */
 	const struct export_command *cmds;
 	size_t ncmds;

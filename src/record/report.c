@@ -566,8 +566,11 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 		fill_export(&rec->cmds[ci], rec, &cmds[ci]);
 	if (rec->have_shell_cost)
 		fill_export(&rec->shell_cost, rec, &shell);
+	size_t nenv;
+	const char **env = lk_env_entries(&nenv);
 	struct export_run run = {
 		.backend = rec->be ? rec->be->name : "rusage", .lauka_version = LAUKA_VERSION,
+		.env = env, .nenv = nenv,
 		.runner_class = rec->runner_class, .baseline = rec->have_base ? rec->o.baseline : NULL,
 		.interleaved = rec->o.interleave, .parallel = rec->parallel, .seed = rec->o.seed, .shell = rec->o.shell,
 		.shell_cost = rec->have_shell_cost ? &shell : NULL, .cmds = cmds, .ncmds = rec->ncmds,
@@ -595,6 +598,7 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 		if (commit_export(rec, x))
 			rc = EXIT_COUNTERS;
 	}
+	free(env);
 	free(cmds);
 	return rc;
 }

@@ -43,4 +43,13 @@ for r in d["results"]:
     assert r["user"] is not None and r["system"] is not None, r
     assert r["user"] >= 0 and r["system"] >= 0, r' || fail "stdout is not the JSON alone, or user/system null: $(cat so.txt)"
 [ "$(grep -c '^from-the-command$' se.txt)" -eq 3 ] || fail "the command's output should be on stderr: $(cat se.txt)"
+# The variables that change what a program does are recorded as the commands got them (issue 28):
+# the locale, the time zone, a hash seed; nothing else of the environment.
+env -u LANG -u LANGUAGE LC_ALL=C.UTF-8 TZ=Europe/Helsinki PYTHONHASHSEED=7 NOT_RECORDED=1 \
+	"$LAUKA" --backend rusage -n 3 --export-json env.json -- true 2> se.txt || fail "lauka failed: $(cat se.txt)"
+python3 -c 'import json, os
+d = json.load(open("env.json"))
+want = {k: v for k, v in os.environ.items() if k.startswith("LC_") or k in ("TZ", "PYTHONHASHSEED", "PERL_HASH_SEED", "PERL_PERTURB_KEYS")}
+want.update({"LC_ALL": "C.UTF-8", "TZ": "Europe/Helsinki", "PYTHONHASHSEED": "7"})
+assert d["environment"] == want, (d["environment"], want)' || fail "environment not recorded: $(grep environment env.json)"
 exit 0
