@@ -30,7 +30,12 @@ static size_t split_names(const char *list, char ***out)
 	size_t n = 0;
 	const char *p = list;
 	while (*p) {
-		const char *end = strchr(p, ',');
+		/* a comma between the slashes of perf's PMU/term,term/ form is part of the name */
+		const char *end = p;
+		for (bool inside = false; *end && (inside || *end != ','); end++)
+			inside ^= *end == '/';
+		if (!*end)
+			end = NULL;
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		while (len && (*p == ' ' || *p == '\t'))
 			p++, len--;
@@ -164,7 +169,8 @@ static int select_name(struct record *rec, const char *name)
 		sel_add(rec, 0, ev, true);
 		return 0;
 	}
-	ev = bpmu ? pmu_find(bpmu, name) : NULL;
+	/* the backend's catalogue: its names, or perf's raw forms (r20d1, cpu/event=0xd1,umask=0x20/) */
+	ev = bpmu ? pfmcat_find(bpmu, name) : NULL;
 	if (ev) {
 		sel_add(rec, 1, ev, true);
 		return 0;

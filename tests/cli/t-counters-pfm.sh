@@ -108,4 +108,18 @@ else
 	expect_rc 1
 	expect_err "unknown measurement 'nosuch.thing'"
 fi
+# record -m takes perf's raw spellings of a vendor event as counters --check does (issue 27): with a
+# kernel core PMU (a fake sysfs) and Skylake forced, r20d1 and cpu/event=0xd1,umask=0x20/ (its comma
+# inside the slashes is no list separator) are MEM_LOAD_RETIRED.L3_MISS; what the kernel then says
+# of it is this VM's business, an unknown name is not.
+export LAUKA_DB="$PWD/raw.db"
+for m in r20d1 'cpu/event=0xd1,umask=0x20/' 'page-faults,cpu/event=0xd1,umask=0x20/'; do
+	run env LIBPFM_FORCE_PMU=skl LAUKA_SYSFS_PMUS="$LAUKA_SRCDIR/tests/fixtures/sysfs" \
+		"$LAUKA" record --backend perf -n 3 -m "$m" -- true
+	printf '%s\n' "$err" | grep -q "unknown measurement" && fail "-m $m: $err"
+	printf '%s\n' "$out$err" | grep -qi "MEM_LOAD_RETIRED.L3_MISS" || fail "-m $m is not MEM_LOAD_RETIRED.L3_MISS: $out $err"
+done
+run env LIBPFM_FORCE_PMU=skl LAUKA_SYSFS_PMUS="$LAUKA_SRCDIR/tests/fixtures/sysfs" \
+	"$LAUKA" record --backend perf -n 3 -m 'cpu/event=0xd1,umask=0x99/' -- true
+expect_rc 1; expect_err "unknown measurement 'cpu/event=0xd1,umask=0x99/'"
 exit 0
