@@ -228,19 +228,21 @@ static bool plain(const char *s)
  * A gate compares with the baseline's spread: a gated measurement with
  * fewer than two counted runs in the baseline (0 or 1 runs, or null
  * samples) would check nothing, and "0 of 0 gate checks failed" is not a
- * pass.  An error instead.
+ * pass.  An error instead.  A deterministic backend's count (valgrind) has
+ * no spread: its one run is exact, and one is enough; none never is.
  */
 static int gates_usable(struct record *rec)
 {
 	for (size_t g = 0; g < rec->ngates; g++)
 		for (size_t i = 0; i < rec->ncmds; i++) {
-			size_t n = rec->cmds[i].ref[rec->gates[g].col].n;
-			if (n >= 2)
+			size_t n = rec->cmds[i].ref[rec->gates[g].col].n, need = record_col_exact(rec, rec->gates[g].col) ? 1 : 2;
+			if (n >= need)
 				continue;
-			error("baseline '%s' has %zu counted run%s of '%s' for command %zu: gate '%s' needs 2 or more", rec->o.baseline,
-			      n, n == 1 ? "" : "s", rec->gates[g].name, i + 1, rec->gates[g].spec);
-			tip("save the baseline again with two runs or more (-n), on a machine that counts '%s'",
-			    rec->gates[g].name);
+			error("baseline '%s' has %zu counted run%s of '%s' for command %zu: gate '%s' needs %s", rec->o.baseline,
+			      n, n == 1 ? "" : "s", rec->gates[g].name, i + 1, rec->gates[g].spec,
+			      need == 1 ? "one" : "2 or more");
+			tip("save the baseline again with %s (-n), on a machine that counts '%s'",
+			    need == 1 ? "a counted run" : "two runs or more", rec->gates[g].name);
 			return EXIT_COUNTERS;
 		}
 	return 0;

@@ -7,7 +7,7 @@ expect_rc 0; expect_out '^Benchmark 1 (4 runs): true$'
 run "$LAUKA" --backend rusage -r5 -- true
 expect_rc 0; expect_out '(5 runs)'
 run "$LAUKA" --backend rusage -r 2 -- true
-expect_rc 1; expect_err '^error: minimum runs is 3 (got 2)$'
+expect_rc 1; expect_err '^error: minimum runs is 3 for the [a-z]* backend (got 2)$'
 # --shell=none is no shell (hyperfine's -N), not a program called "none" (it was: exit 127).
 run "$LAUKA" --backend rusage --shell=none -- true
 expect_rc 0
