@@ -20,7 +20,7 @@ expect_err "^fix: lauka calibrate --backend xctrace \[--quick\]"
 
 run "$LAUKA" calibrate --backend xctrace --quick
 expect_rc 0
-run "$LAUKA" record --backend xctrace --guided --explain --export-json x.json -- \
+run "$LAUKA" record -n 3 --backend xctrace --guided --explain --export-json x.json -- \
 	"true alu 20000000" "true chase 20000000" "true branch 20000000" "true alu 40000000"
 expect_rc 0
 expect_out "cost model none (no validated cycles event)"
@@ -69,7 +69,7 @@ with db:
         for probe, x in (("alu", alu), ("chase", chase), ("branch", br)):
             db.execute("insert into response values (?, ?, ?, ?, NULL)", (cur.lastrowid, probe, x, x))
 PY
-run "$LAUKA" record --color never --backend kperf --explain -m inst_all --export-json k.json -- "$LAUKA_BUILD/kperf-spin 20" "$LAUKA_BUILD/kperf-spin 40"
+run "$LAUKA" record -n 3 --color never --backend kperf --explain -m inst_all --export-json k.json -- "$LAUKA_BUILD/kperf-spin 20" "$LAUKA_BUILD/kperf-spin 40"
 expect_rc 0
 # cycles per instruction 0.5 / 2; a miss (100 - 0.25 x 3) / 1.2 = 82.7 cycles, a mispredict (12.25 - 0.25 x 9) / 0.5 = 20
 expect_out "cost model FIXED_CYCLES, with this machine's costs from calibration: 82.7 per miss, 20 per mispredict beyond 0.25 per FIXED_INSTRUCTIONS"
