@@ -1,4 +1,4 @@
-/* check_db_baseline.c: baselines in the database: round trip, replace, list, delete, and migrations 2 and 4 keeping older databases' data. */
+/* check_db_baseline.c: baselines in the database: round trip (with and without a fingerprint), replace, list, delete, migrations 2, 4 and 5 keeping older databases' data, and a newer database left alone. */
 #include <check.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -14,6 +14,7 @@
 #include "migrate-001.sql.inc"
 #include "migrate-002.sql.inc"
 #include "migrate-003.sql.inc"
+#include "migrate-004.sql.inc"
 
 static char dir[64];
 
@@ -126,10 +127,11 @@ END_TEST
 /* A database as a lauka of schema `version` left it: the migrations up to it, then `rows`. */
 static char *old_database(const char *name, int version, const char *rows)
 {
-	static const char *const sql[] = { migrate_001_sql, migrate_002_sql, migrate_003_sql };
+	static const char *const sql[] = { migrate_001_sql, migrate_002_sql, migrate_003_sql, migrate_004_sql };
 	char *path = xasprintf("%s/%s", dir, name);
 	sqlite3 *h;
 	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_le(version, (int)(sizeof(sql) / sizeof(*sql)));
 	for (int v = 0; v < version; v++)
 		ck_assert_int_eq(sqlite3_exec(h, sql[v], NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(h, rows, NULL, NULL, NULL), SQLITE_OK);
@@ -204,6 +206,172 @@ START_TEST(test_migrate_from_v3)
 }
 END_TEST
 
+/*
+ * The fingerprint (migrate-005.sql) comes back as saved, byte for byte, in a
+ * load and in the list; a baseline saved without one has none (NULL, never "").
+ */
+static const char *const fingerprints[] = {
+	NULL,
+	"",
+	"programs:/usr/bin/sort env:LANG=C.UTF-8",
+	"valgrind:valgrind-3.19.0 ld.so.cache:5a1d0c3e libc:2.36 collect:main programs:/usr/bin/sort,? "
+	"env:LANG=C.UTF-8,LC_ALL=C,TZ=Europe/Helsinki",
+	"programs:/tmp/a b/'x' env:LANG=fi_FI.UTF-8,LC_COLLATE=\xc3\xa4",	/* spaces, quotes, UTF-8 */
+};
+
+START_TEST(test_fingerprint_roundtrip)
+{
+	char err[512];
+	char *path = xasprintf("%s/fp.db", dir);
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct db_baseline b, got;
+	make(&b, "fp", "ci");
+	b.fingerprint = (char *)fingerprints[_i];
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_baseline_load(db, "fp", &got, err, sizeof(err)), 0);
+	if (fingerprints[_i])
+		ck_assert_str_eq(got.fingerprint, fingerprints[_i]);
+	else
+		ck_assert_ptr_null(got.fingerprint);
+	ck_assert_uint_eq(got.ncmds, 2);
+	db_baseline_release(&got);
+	struct db_baseline *all;
+	size_t n;
+	ck_assert_int_eq(db_baseline_list(db, &all, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 1);
+	if (fingerprints[_i])
+		ck_assert_str_eq(all[0].fingerprint, fingerprints[_i]);
+	else
+		ck_assert_ptr_null(all[0].fingerprint);
+	db_baseline_release(&all[0]);
+	free(all);
+	/* Saving again replaces the fingerprint too: none after one. */
+	b.fingerprint = fingerprints[_i] ? NULL : "env:TZ=UTC";
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_baseline_load(db, "fp", &got, err, sizeof(err)), 0);
+	if (b.fingerprint)
+		ck_assert_str_eq(got.fingerprint, b.fingerprint);
+	else
+		ck_assert_ptr_null(got.fingerprint);
+	db_baseline_release(&got);
+	db_close(db);
+	free(path);
+}
+END_TEST
+
+static int schema_of(const char *path)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	int v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/*
+ * A schema-4 database (before the fingerprint column) with a baseline, one
+ * sample not counted: migration 5 keeps it whole, without a fingerprint,
+ * and then stores one with a new baseline.
+ */
+START_TEST(test_migrate_from_v4)
+{
+	char err[512];
+	char *path = old_database("v4.db", 4, "PRAGMA user_version = 4; PRAGMA application_id = 1818326379;"
+				  "INSERT INTO baseline VALUES (1, 'old', 'ci', 'valgrind', '0.1.0', 'abc', 'sh', 5);"
+				  "INSERT INTO baseline_measurement VALUES (1, 0, 'Ir', NULL), (1, 1, 'D1mr', NULL);"
+				  "INSERT INTO baseline_command VALUES (1, 0, 'n', './a', 2);"
+				  "INSERT INTO baseline_sample VALUES (1, 0, 0, 0, 7), (1, 0, 0, 1, 9),"
+				  " (1, 0, 1, 0, 3), (1, 0, 1, 1, NULL)");
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	/* what version 4 has no room for */
+	ck_assert_int_ne(sqlite3_exec(h, "UPDATE baseline SET fingerprint = 'x'", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct db_baseline got;
+	ck_assert_int_eq(db_baseline_load(db, "old", &got, err, sizeof(err)), 0);
+	ck_assert_ptr_null(got.fingerprint);	/* none known: no warning to give */
+	ck_assert_str_eq(got.runner_class, "ci");
+	ck_assert_str_eq(got.git_commit, "abc");
+	ck_assert_str_eq(got.shell, "sh");
+	ck_assert_int_eq(got.created_at, 5);
+	ck_assert_uint_eq(got.nmeas, 2);
+	ck_assert_str_eq(got.cmds[0].name, "n");
+	ck_assert_uint_eq(got.cmds[0].runs, 2);
+	ck_assert(got.cmds[0].samples[0][0] == 7 && got.cmds[0].samples[0][1] == 9);
+	ck_assert(got.cmds[0].samples[1][0] == 3 && isnan(got.cmds[0].samples[1][1]));
+	db_baseline_release(&got);
+	struct db_baseline b;
+	make(&b, "new", "ci");
+	b.fingerprint = "programs:/usr/bin/sort env:LANG=C.UTF-8";
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	db_close(db);
+	ck_assert_int_eq(schema_of(path), DB_SCHEMA_VERSION);
+
+	/* Opened again (nothing left to migrate): both, each with what it was saved with. */
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct db_baseline *all;
+	size_t n;
+	ck_assert_int_eq(db_baseline_list(db, &all, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(all[0].name, "old");
+	ck_assert_ptr_null(all[0].fingerprint);
+	ck_assert_str_eq(all[1].fingerprint, b.fingerprint);
+	for (size_t i = 0; i < n; i++)
+		db_baseline_release(&all[i]);
+	free(all);
+	db_close(db);
+	free(path);
+}
+END_TEST
+
+/* A database a newer lauka wrote, with baselines, is refused and left byte for byte as it was, never reset. */
+START_TEST(test_newer_left_alone)
+{
+	char err[512];
+	char *path = xasprintf("%s/newer.db", dir);
+	struct db *db;
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), 0);
+	struct db_baseline b;
+	make(&b, "kept", "ci");
+	b.fingerprint = "env:-";
+	ck_assert_int_eq(db_baseline_save(db, &b, err, sizeof(err)), 0);
+	db_close(db);
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	char sql[128];
+	snprintf(sql, sizeof(sql), "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA user_version = %d", DB_SCHEMA_VERSION + 1);
+	ck_assert_int_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	char *cmd = xasprintf("cksum < '%s'", path);
+	char before[128] = "", after[128] = "";
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fgets(before, sizeof(before), p));
+	pclose(p);
+
+	ck_assert_int_eq(db_open(&db, path, err, sizeof(err)), -LK_EDB);
+	snprintf(sql, sizeof(sql), "was written by a newer lauka (schema %d; this lauka knows up to %d)",
+		 DB_SCHEMA_VERSION + 1, DB_SCHEMA_VERSION);
+	ck_assert_msg(strstr(err, sql) != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "\nfix: use a newer lauka") != NULL, "%s", err);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fgets(after, sizeof(after), p));
+	pclose(p);
+	ck_assert_str_eq(before, after);
+	ck_assert_int_eq(schema_of(path), DB_SCHEMA_VERSION + 1);
+	free(cmd);
+	free(path);
+}
+END_TEST
+
 /* A hand-altered database whose samples do not match the header is reported as corrupt, never read past. */
 START_TEST(test_inconsistent_rows)
 {
@@ -246,6 +414,9 @@ Suite *db_baseline_suite(void)
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_migrate_from_v1);
 	tcase_add_test(tc, test_migrate_from_v3);
+	tcase_add_test(tc, test_migrate_from_v4);
+	tcase_add_test(tc, test_newer_left_alone);
+	tcase_add_loop_test(tc, test_fingerprint_roundtrip, 0, (int)(sizeof(fingerprints) / sizeof(*fingerprints)));
 	tcase_add_test(tc, test_inconsistent_rows);
 	suite_add_tcase(s, tc);
 	return s;

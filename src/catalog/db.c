@@ -22,12 +22,15 @@
 #include "migrate-002.sql.inc"
 #include "migrate-003.sql.inc"
 #include "migrate-004.sql.inc"
+#include "migrate-005.sql.inc"
 
 /*
  * The oldest schema this lauka reads as it stands when it cannot upgrade it
  * (a read-only file): migration 4 only lets a baseline sample be NULL, which
- * a version-3 database never holds.  Raise it when a migration adds or
- * renames something the reading code needs.
+ * a version-3 database never holds; migration 5 adds the baselines'
+ * fingerprint column, which the reading code asks for only from schema 5 on
+ * (db->version), reading none before.  Raise it when a migration adds or
+ * renames something the reading code needs and cannot do without.
  */
 #define DB_READABLE_FROM 3
 
@@ -37,6 +40,7 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
 	migrate_002_sql,
 	migrate_003_sql,
 	migrate_004_sql,
+	migrate_005_sql,
 };
 
 /* How long a writer waits for another lauka holding the database. */
@@ -58,6 +62,7 @@ struct db {
 	bool marked;		/* application_id is set */
 	bool busy;		/* the last failure was another process's lock */
 	int full;		/* 0, or ENOSPC/EDQUOT: opened read-only because its filesystem is full */
+	int version;		/* schema version as opened: below DB_SCHEMA_VERSION only when read as it stands */
 };
 
 const char *db_path(const struct db *db)
@@ -649,6 +654,7 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 			r = -LK_EDB;
 			goto bad;
 		}
+		db->version = v;
 		*out = db;
 		return 0;
 	}
@@ -657,6 +663,7 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 	    (r = exec(db, "PRAGMA foreign_keys = ON", err, len)) < 0 ||
 	    (r = migrate(db, err, len)) < 0)
 		goto bad;
+	db->version = DB_SCHEMA_VERSION;	/* migrated */
 	if (!existed)
 		give_to_sudo_user(p);
 	uid_t uid;
@@ -1259,7 +1266,10 @@ void db_slot_map_free(struct db_slot_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Baselines: header row, then measurements, commands and samples (migrate-003.sql). */
+/*
+ * Baselines: header row, then measurements, commands and samples
+ * (migrate-003.sql); the header's fingerprint since migrate-005.sql.
+ */
 
 void db_baseline_release(struct db_baseline *b)
 {
@@ -1302,7 +1312,7 @@ static int baseline_insert(struct db *db, const struct db_baseline *b, sqlite3_i
 	if (r < 0)
 		return r;
 	if ((r = prepare(db, "INSERT INTO baseline (name, runner_class, backend, lauka_version, git_commit, shell, "
-			     "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st, err, len)) < 0)
+			     "created_at, fingerprint) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, err, len)) < 0)
 		return r;
 	bind_text(st, 1, b->name);
 	bind_text(st, 2, b->runner_class);
@@ -1311,6 +1321,7 @@ static int baseline_insert(struct db *db, const struct db_baseline *b, sqlite3_i
 	bind_text(st, 5, b->git_commit);
 	bind_text(st, 6, b->shell);
 	sqlite3_bind_int64(st, 7, now);
+	bind_text(st, 8, b->fingerprint);	/* NULL: none known (migrate-005.sql) */
 	r = step_done(db, st, "storing a baseline", err, len);
 	sqlite3_finalize(st);
 	if (r < 0)
@@ -1458,15 +1469,28 @@ static void baseline_header(sqlite3_stmt *st, struct db_baseline *b)
 	b->git_commit = col_text(st, 5);
 	b->shell = col_text(st, 6);
 	b->created_at = (long long)sqlite3_column_int64(st, 7);
+	b->fingerprint = col_text(st, 8);
 }
 
-#define BASELINE_COLS "id, name, runner_class, backend, lauka_version, git_commit, shell, created_at"
+/*
+ * The header's columns.  A database read as it stands below schema 5 (a
+ * read-only file an older lauka wrote) has no fingerprint column: its
+ * baselines have none, as those saved before migration 5 (NULL).
+ */
+static const char *baseline_cols(const struct db *db)
+{
+#define COLS "id, name, runner_class, backend, lauka_version, git_commit, shell, created_at, "
+	return db->version >= 5 ? COLS "fingerprint" : COLS "NULL";
+#undef COLS
+}
 
 int db_baseline_load(struct db *db, const char *name, struct db_baseline *out, char *err, size_t len)
 {
 	memset(out, 0, sizeof(*out));
 	sqlite3_stmt *st;
-	int r = prepare(db, "SELECT " BASELINE_COLS " FROM baseline WHERE name = ?1", &st, err, len);
+	char *sql = xasprintf("SELECT %s FROM baseline WHERE name = ?1", baseline_cols(db));
+	int r = prepare(db, sql, &st, err, len);
+	free(sql);
 	if (r < 0)
 		return r;
 	bind_text(st, 1, name);
@@ -1491,7 +1515,9 @@ int db_baseline_list(struct db *db, struct db_baseline **out, size_t *n, char *e
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	int r = prepare(db, "SELECT " BASELINE_COLS " FROM baseline ORDER BY created_at, name", &st, err, len), rc;
+	char *sql = xasprintf("SELECT %s FROM baseline ORDER BY created_at, name", baseline_cols(db));
+	int r = prepare(db, sql, &st, err, len), rc;
+	free(sql);
 	if (r < 0)
 		return r;
 	sqlite3_int64 *ids = NULL;

@@ -32,7 +32,7 @@
 
 #include "catalog/pmu.h"
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 struct db;
 
@@ -147,7 +147,7 @@ struct db_baseline {
 	char *name, *runner_class, *backend, *lauka_version;
 	char *git_commit;	/* or NULL */
 	char *shell;		/* or NULL */
-	char *fingerprint;	/* what counts depend on that lauka cannot pin (git notes only), or NULL */
+	char *fingerprint;	/* what counts depend on that lauka cannot pin, or NULL (saved before it was kept) */
 	long long created_at;	/* Unix seconds */
 	size_t nmeas;
 	char **meas, **units;	/* units[i] may be NULL */
