@@ -429,6 +429,9 @@ static const struct {
 	{ "MEM_LOAD_RETIRED", NULL },		/* needs a umask */
 	{ "nosuch.thing", NULL },
 	{ "cycles", NULL },			/* the generic perf table is not a core model */
+	{ "EX_RET_INSTR", "" },			/* perf's AMD name (Linux amdzenN/core.json), an alias in each Zen model */
+	{ "de_no_dispatch_per_slot.smt_contention", "amd64_fam19h_zen4" },	/* amdzen4/other.json only */
+	{ "l2_cache_req_stat.ic_dc_miss_in_l2", NULL },	/* perf's, but libpfm4 has no row of its encoding */
 	{ "", NULL },
 };
 

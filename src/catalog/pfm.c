@@ -575,6 +575,46 @@ static bool encodes(const char *model, const char *event)
 	return ok;
 }
 
+/*
+ * Is name one of perf's AMD names (pfmcat_amd_perf_table) that a model's
+ * catalogue resolves?  The forced model first, then the table's order.  The
+ * catalogue is built to see whether libpfm4 has a row of that encoding: an
+ * error path only (record's unknown name), never a listing.
+ */
+static bool perf_name_known(const char *name, char *model, size_t len)
+{
+	char *data = xstrdup(pfmcat_amd_perf_table()), *save = NULL;
+	char *models[8];
+	size_t nm = 0;
+	if (forced_model)
+		models[nm++] = forced_model;
+	for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t'), *tab2 = tab ? strchr(tab + 1, '\t') : NULL;
+		if (line[0] == '#' || !tab2)
+			continue;
+		*tab = *tab2 = '\0';
+		if (lk_strcasecmp(tab + 1, name))
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < nm; i++)
+			seen |= !strcmp(models[i], line);
+		if (!seen && nm < ARRAY_SIZE(models))
+			models[nm++] = line;
+	}
+	bool found = false;
+	for (size_t i = 0; i < nm && !found; i++) {
+		struct lk_pmu pmu;
+		char err[128];
+		if (pfmcat_catalog(models[i], &pmu, err, sizeof(err)) < 0)
+			continue;
+		if ((found = pmu_find(&pmu, name) != NULL))
+			snprintf(model, len, "%s", models[i]);
+		pmu_release(&pmu);
+	}
+	free(data);
+	return found;
+}
+
 bool pfmcat_known(const char *name, char *model, size_t len)
 {
 	char err[128];
@@ -604,7 +644,7 @@ bool pfmcat_known(const char *name, char *model, size_t len)
 	}
 	free(want);
 	free(event);
-	return found;
+	return found || (!sep && perf_name_known(name, model, len));
 }
 
 /*

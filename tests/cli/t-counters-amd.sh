@@ -110,4 +110,12 @@ run env LIBPFM_FORCE_PMU=amd64_fam19h_zen4 LAUKA_SYSFS_PMUS="$LAUKA_SRCDIR/tests
 	"$LAUKA" record --backend perf -n 3 -m l2_cache_req_stat.ic_dc_miss_in_l2 -- true
 expect_rc 1
 expect_err "unknown measurement 'l2_cache_req_stat.ic_dc_miss_in_l2'"
+# On this kernel without a core PMU, perf's AMD name is a vendor event that cannot be counted here (exit 2
+# naming the missing PMU and the model), as libpfm4's own names are, not an unknown measurement.
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+	run env LIBPFM_FORCE_PMU=amd64_fam19h_zen4 "$LAUKA" record -m ex_ret_instr -- true
+	expect_rc 2
+	expect_err "^error: cannot count 'ex_ret_instr' with the perf backend: this machine exposes no 'cpu' PMU"
+	expect_err "^tip: it is an event of libpfm4's 'amd64_fam19h_zen4' tables"
+fi
 exit 0
