@@ -118,4 +118,25 @@ if [ ! -e /sys/bus/event_source/devices/cpu ]; then
 	expect_err "^error: cannot count 'ex_ret_instr' with the perf backend: this machine exposes no 'cpu' PMU"
 	expect_err "^tip: it is an event of libpfm4's 'amd64_fam19h_zen4' tables"
 fi
+
+# The generator a maintainer runs on a kernel checkout: core events only (no metrics, no other PMU's
+# events, none with a counter mask), names lower-cased, event codes with their bits 8-11, one line a name.
+mkdir -p kernel/tools/perf/pmu-events/arch/x86/amdzen4
+cat > kernel/tools/perf/pmu-events/arch/x86/amdzen4/core.json <<'JSON'
+[
+  {"EventName": "EX_RET_INSTR", "EventCode": "0xc0", "BriefDescription": "x"},
+  {"EventName": "de_no_dispatch_per_slot.smt_contention", "EventCode": "0x1a0", "UMask": "0x60"},
+  {"MetricName": "ipc", "MetricExpr": "ex_ret_instr / ls_not_halted_cyc"},
+  {"EventName": "l3_lookup_state.l3_miss", "EventCode": "0x04", "UMask": "0x01", "Unit": "L3PMC"},
+  {"EventName": "with_cmask", "EventCode": "0xc0", "CounterMask": "0x1"},
+  {"EventName": "ex_ret_instr", "EventCode": "0xc1"}
+]
+JSON
+run python3 "$LAUKA_SRCDIR/scripts/amd-perf-names.py" kernel --source "test tree"
+expect_rc 0
+[ "$(printf '%s\n' "$out" | grep -v '^#')" = "$(printf 'amd64_fam19h_zen4\tex_ret_instr\t0x0c0\t0x00\namd64_fam19h_zen4\tde_no_dispatch_per_slot.smt_contention\t0x1a0\t0x60')" ] ||
+	fail "generator: $out"
+expect_out '^#   test tree$'
+expect_err 'amd64_fam19h_zen4: 2 events of other PMUs or with cmask/inv/edge left out'
+expect_err 'ex_ret_instr has two encodings'
 exit 0
