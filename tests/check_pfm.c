@@ -98,6 +98,104 @@ START_TEST(test_names)
 }
 END_TEST
 
+
+/*
+ * perf's AMD names (issue 27): encodings as the Linux kernel's pmu-events tables give them
+ * (tools/perf/pmu-events/arch/x86/amdzenN/FILE.json, fields EventCode and UMask, read for this
+ * test), and the row libpfm4 4.13 has of that encoding.
+ */
+static const struct {
+	const char *model, *name;
+	unsigned code, umask;
+	const char *row;	/* libpfm4's row of that encoding */
+} perf_amd[] = {
+	{ "amd64_fam17h_zen1", "ex_ret_instr", 0xc0, 0, "retired_instructions" },		/* amdzen1/core.json */
+	{ "amd64_fam17h_zen1", "ex_tagged_ibs_ops.ibs_tagged_ops", 0x1cf, 0x1, "tagged_ibs_ops.ibs_tagged_ops" },
+	{ "amd64_fam17h_zen1", "ls_not_halted_cyc", 0x76, 0, "cycles_not_in_halt" },		/* amdzen1/memory.json */
+	{ "amd64_fam17h_zen1", "l2_cache_req_stat.ic_fill_miss", 0x64, 0x1,			/* amdzen1/cache.json */
+	  "core_to_l2_cacheable_request_access_status.ic_fill_miss" },
+	{ "amd64_fam17h_zen1", "fp_ret_sse_avx_ops.sp_add_sub_flops", 0x03, 0x1,		/* amdzen1/floating-point.json */
+	  "retired_sse_avx_operations.sp_add_sub_flops" },
+	{ "amd64_fam17h_zen2", "ex_ret_brn_misp", 0xc3, 0, "retired_branch_instructions_mispredicted" },	/* amdzen2/core.json */
+	{ "amd64_fam17h_zen2", "ls_not_halted_cyc", 0x76, 0, "cycles_not_in_halt" },		/* amdzen2/memory.json */
+	{ "amd64_fam17h_zen2", "ex_tagged_ibs_ops.ibs_tagged_ops", 0x1cf, 0x1, "tagged_ibs_ops.ibs_tagged_ops" },
+	{ "amd64_fam19h_zen3", "ex_ret_brn_misp", 0xc3, 0, "retired_branch_instructions_mispredicted" },	/* amdzen3/core.json */
+	{ "amd64_fam19h_zen3", "ls_not_halted_cyc", 0x76, 0, "cycles_not_in_halt" },		/* amdzen3/memory.json */
+	{ "amd64_fam19h_zen3", "macro_ops_retired", 0xc1, 0, "retired_ops" },			/* amdzen3/recommended.json */
+	{ "amd64_fam19h_zen3", "op_cache_hit_miss.op_cache_miss", 0x28f, 0x04, "op_cache_hit_miss.oc_miss" },	/* cache.json */
+	{ "amd64_fam19h_zen4", "ex_ret_instr", 0xc0, 0, "retired_instructions" },		/* amdzen4/core.json */
+	{ "amd64_fam19h_zen4", "ex_ret_brn_misp", 0xc3, 0, "retired_branch_instructions_mispredicted" },	/* branch.json */
+	{ "amd64_fam19h_zen4", "ls_not_halted_p0_cyc.p0_freq_cyc", 0x120, 0x1,		/* amdzen4/core.json */
+	  "p0_freq_cycles_not_in_halt.p0_freq_cycles" },
+	{ "amd64_fam19h_zen4", "de_no_dispatch_per_slot.smt_contention", 0x1a0, 0x60,		/* amdzen4/other.json */
+	  "dispatch_stalls_1.smt_contention" },
+	{ "amd64_fam19h_zen4", "fp_ret_sse_avx_ops.all", 0x03, 0x1f, "retired_sse_avx_flops.any" },	/* floating-point.json */
+	/* encodings libpfm4 4.13 has no row for: the names stay unknown, no row is invented */
+	{ "amd64_fam19h_zen4", "l2_cache_req_stat.ic_dc_miss_in_l2", 0x64, 0x09, NULL },	/* amdzen4/cache.json */
+	{ "amd64_fam17h_zen2", "fp_ret_sse_avx_ops.all", 0x03, 0xff, NULL },			/* amdzen2/floating-point.json */
+};
+
+/* The shipped table holds each name with the kernel's encoding. */
+START_TEST(test_perf_amd_table)
+{
+	char *want = xasprintf("\n%s\t%s\t0x%03x\t0x%02x\n", perf_amd[_i].model, perf_amd[_i].name, perf_amd[_i].code,
+			       perf_amd[_i].umask);
+	ck_assert_msg(strstr(pfmcat_amd_perf_table(), want), "no line %s", want);
+	free(want);
+}
+END_TEST
+
+/* AMD's 12-bit event select: bits 0-7 and 32-35 of the raw config, the umask in 8-15. */
+START_TEST(test_amd_config)
+{
+	ck_assert_uint_eq(pfmcat_amd_config(0xc0, 0), 0xc0);
+	ck_assert_uint_eq(pfmcat_amd_config(0x64, 0x09), 0x964);
+	ck_assert_uint_eq(pfmcat_amd_config(0x1a0, 0x60), 0x1000060a0ULL);
+	ck_assert_uint_eq(pfmcat_amd_config(0x28f, 0x04), 0x20000048fULL);
+}
+END_TEST
+
+/* The rules on a made-up catalogue: alias, already known, no row, name taken, other model, bad line. */
+START_TEST(test_perf_names_rules)
+{
+	struct lk_pmu pmu = { .name = xstrdup("m") };
+	static const struct { const char *name; unsigned code, umask; } rows[] = {
+		{ "retired_instructions", 0xc0, 0 }, { "tagged.ops", 0x1cf, 1 }, { "cycles_not_in_halt", 0x76, 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct lk_event ev = { .name = (char *)rows[i].name, .perf_type = 4, .fixed_counter = -1,
+				       .number = pfmcat_amd_config(rows[i].code, rows[i].umask) };
+		pmu_add_event(&pmu, &ev);
+	}
+	pmu_add_alias(&pmu, "taken_name", "cycles_not_in_halt");
+	const char *table = "# comment\tm\tx\t0x0c0\t0x00\n"
+			    "m\tex_ret_instr\t0x0c0\t0x00\n"
+			    "m\tRETIRED_INSTRUCTIONS\t0x0c0\t0x00\n"
+			    "m\tibs_ops\t0x1cf\t0x01\n"
+			    "m\tnot_here\t0x0c1\t0x00\n"
+			    "m\ttaken_name\t0x0c0\t0x00\n"
+			    "other\tfoo\t0x076\t0x00\n"
+			    "m\tbad\tzz\t0x00\n"
+			    "m\tshort\t0x076\n";
+	struct pfmcat_name_counts n;
+	size_t rows_before = pmu.nevents;
+	pfmcat_perf_names(&pmu, table, &n);
+	ck_assert_uint_eq(n.added, 2);
+	ck_assert_uint_eq(n.known, 1);
+	ck_assert_uint_eq(n.no_row, 1);
+	ck_assert_uint_eq(n.taken, 1);
+	ck_assert_uint_eq(pmu.nevents, rows_before);	/* aliases add no rows */
+	ck_assert_str_eq(pmu_find(&pmu, "EX_RET_INSTR")->name, "retired_instructions");
+	ck_assert_str_eq(pmu_find(&pmu, "ibs_ops")->name, "tagged.ops");
+	ck_assert_str_eq(pmu_find(&pmu, "taken_name")->name, "cycles_not_in_halt");
+	ck_assert_ptr_null(pmu_find(&pmu, "not_here"));
+	ck_assert_ptr_null(pmu_find(&pmu, "foo"));
+	ck_assert_ptr_null(pmu_find(&pmu, "bad"));
+	ck_assert_ptr_null(pmu_find(&pmu, "x"));
+	pmu_release(&pmu);
+}
+END_TEST
+
 #ifdef LAUKA_HAVE_LIBPFM
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -331,6 +429,9 @@ static const struct {
 	{ "MEM_LOAD_RETIRED", NULL },		/* needs a umask */
 	{ "nosuch.thing", NULL },
 	{ "cycles", NULL },			/* the generic perf table is not a core model */
+	{ "EX_RET_INSTR", "" },			/* perf's AMD name (Linux amdzenN/core.json), an alias in each Zen model */
+	{ "de_no_dispatch_per_slot.smt_contention", "amd64_fam19h_zen4" },	/* amdzen4/other.json only */
+	{ "l2_cache_req_stat.ic_dc_miss_in_l2", NULL },	/* perf's, but libpfm4 has no row of its encoding */
 	{ "", NULL },
 };
 
@@ -376,6 +477,33 @@ START_TEST(test_expectations_resolve)
 END_TEST
 
 /* LIBPFM_ENCODE_INACTIVE is set only while libpfm4 initialises. */
+/* In libpfm4's AMD catalogues perf's names resolve to the row of the kernel's encoding, or stay unknown. */
+START_TEST(test_perf_amd_resolve)
+{
+	struct lk_pmu pmu;
+	char err[256] = "";
+	ck_assert_msg(pfmcat_catalog(perf_amd[_i].model, &pmu, err, sizeof(err)) == 0, "%s", err);
+	const struct lk_event *e = pmu_find(&pmu, perf_amd[_i].name);
+	if (!perf_amd[_i].row) {
+		ck_assert_msg(!e, "%s resolves to %s", perf_amd[_i].name, e ? e->name : "");
+	} else {
+		ck_assert_msg(e, "%s: %s unknown", perf_amd[_i].model, perf_amd[_i].name);
+		ck_assert_msg(!lk_strcasecmp(e->name, perf_amd[_i].row), "%s is %s", perf_amd[_i].name, e->name);
+		ck_assert_uint_eq(e->number, pfmcat_amd_config(perf_amd[_i].code, perf_amd[_i].umask));
+		ck_assert_uint_eq(e->config1, 0);
+	}
+	/* every name of the table for this model: an alias of its encoding's row, or no such row */
+	struct pfmcat_name_counts n;
+	size_t rows = pmu.nevents;
+	pfmcat_perf_names(&pmu, pfmcat_amd_perf_table(), &n);
+	ck_assert_uint_eq(pmu.nevents, rows);
+	ck_assert_uint_eq(n.added, 0);	/* all added already when the catalogue was built */
+	ck_assert_uint_eq(n.taken, 0);	/* no perf name means another row in libpfm4 */
+	ck_assert_uint_gt(n.known, 100);
+	pmu_release(&pmu);
+}
+END_TEST
+
 START_TEST(test_env_restored)
 {
 	unsetenv("LIBPFM_ENCODE_INACTIVE");
@@ -426,12 +554,16 @@ Suite *pfm_suite(void)
 	tcase_add_test(tc, test_arm_perf_string);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_name_bounds);
+	tcase_add_loop_test(tc, test_perf_amd_table, 0, (int)ARRAY_SIZE(perf_amd));
+	tcase_add_test(tc, test_amd_config);
+	tcase_add_test(tc, test_perf_names_rules);
 #ifdef LAUKA_HAVE_LIBPFM
 	tcase_add_loop_test(tc, test_model_counts, 0, (int)ARRAY_SIZE(models));
 	tcase_add_test(tc, test_no_arm_tables);
 	tcase_add_test(tc, test_intel_tables);
 	tcase_add_test(tc, test_aliases);
 	tcase_add_test(tc, test_env_restored);
+	tcase_add_loop_test(tc, test_perf_amd_resolve, 0, (int)ARRAY_SIZE(perf_amd));
 	tcase_add_loop_test(tc, test_known, 0, (int)ARRAY_SIZE(known));
 	tcase_add_test(tc, test_expectations_resolve);
 #endif

@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
-#define PFMCAT_FORMAT 3
+#define PFMCAT_FORMAT 4
 
 char *pfmcat_event_name(const char *event, const char *umask)
 {
@@ -296,6 +296,70 @@ void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel)
 	}
 }
 
+/*
+ * perf's AMD names (issue 27), derived by scripts/amd-perf-names.py from the
+ * Linux kernel's pmu-events tables: names and encodings only.
+ */
+#include "amd-perf-names.tsv.inc"
+
+const char *pfmcat_amd_perf_table(void)
+{
+	return amd_perf_names_tsv;
+}
+
+uint64_t pfmcat_amd_config(unsigned code, unsigned umask)
+{
+	/* AMD APM vol. 2, PERF_CTL: EventSelect[7:0] in bits 0-7, [11:8] in bits 32-35, UnitMask in 8-15 */
+	return (uint64_t)(code & 0xff) | (uint64_t)(umask & 0xff) << 8 | (uint64_t)((code >> 8) & 0xf) << 32;
+}
+
+/* The row of raw encoding config (no config1) among the first n, or NULL. */
+static const struct lk_event *row_of(const struct lk_pmu *pmu, size_t n, uint64_t config)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pmu->events[i].perf_type == 4 /* PERF_TYPE_RAW */ && pmu->events[i].number == config &&
+		    !pmu->events[i].config1)
+			return &pmu->events[i];
+	return NULL;
+}
+
+void pfmcat_perf_names(struct lk_pmu *pmu, const char *table, struct pfmcat_name_counts *n)
+{
+	struct pfmcat_name_counts c = { 0 };
+	size_t nev = pmu->nevents;
+	char *data = xstrdup(table ? table : ""), *save = NULL;
+	for (char *line = strtok_r(data, "\n", &save); pmu->name && line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[4] = { line, NULL, NULL, NULL };
+		for (int k = 1; k < 4 && f[k - 1]; k++) {
+			char *tab = strchr(f[k - 1], '\t');
+			if (tab)
+				*tab = '\0';
+			f[k] = tab ? tab + 1 : NULL;
+		}
+		if (line[0] == '#' || !f[3] || strcmp(f[0], pmu->name))
+			continue;
+		char *e1, *e2;
+		unsigned long code = strtoul(f[2], &e1, 16), umask = strtoul(f[3], &e2, 16);
+		if (*e1 || *e2 || code > 0xfff || umask > 0xff)
+			continue;
+		const struct lk_event *row = row_of(pmu, nev, pfmcat_amd_config((unsigned)code, (unsigned)umask));
+		const struct lk_event *had = row ? pmu_find(pmu, f[1]) : NULL;
+		if (!row)
+			c.no_row++;
+		else if (had == row)
+			c.known++;
+		else if (had)
+			c.taken++;
+		else {
+			pmu_add_alias(pmu, f[1], row->name);
+			c.added++;
+		}
+	}
+	free(data);
+	if (n)
+		*n = c;
+}
+
 bool pfmcat_is_intel(const struct lk_pmu *pmu)
 {
 	return pmu && pmu->name && strncmp(pmu->name, "amd", 3) != 0;
@@ -511,6 +575,46 @@ static bool encodes(const char *model, const char *event)
 	return ok;
 }
 
+/*
+ * Is name one of perf's AMD names (pfmcat_amd_perf_table) that a model's
+ * catalogue resolves?  The forced model first, then the table's order.  The
+ * catalogue is built to see whether libpfm4 has a row of that encoding: an
+ * error path only (record's unknown name), never a listing.
+ */
+static bool perf_name_known(const char *name, char *model, size_t len)
+{
+	char *data = xstrdup(pfmcat_amd_perf_table()), *save = NULL;
+	char *models[8];
+	size_t nm = 0;
+	if (forced_model)
+		models[nm++] = forced_model;
+	for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t'), *tab2 = tab ? strchr(tab + 1, '\t') : NULL;
+		if (line[0] == '#' || !tab2)
+			continue;
+		*tab = *tab2 = '\0';
+		if (lk_strcasecmp(tab + 1, name))
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < nm; i++)
+			seen |= !strcmp(models[i], line);
+		if (!seen && nm < ARRAY_SIZE(models))
+			models[nm++] = line;
+	}
+	bool found = false;
+	for (size_t i = 0; i < nm && !found; i++) {
+		struct lk_pmu pmu;
+		char err[128];
+		if (pfmcat_catalog(models[i], &pmu, err, sizeof(err)) < 0)
+			continue;
+		if ((found = pmu_find(&pmu, name) != NULL))
+			snprintf(model, len, "%s", models[i]);
+		pmu_release(&pmu);
+	}
+	free(data);
+	return found;
+}
+
 bool pfmcat_known(const char *name, char *model, size_t len)
 {
 	char err[128];
@@ -540,7 +644,7 @@ bool pfmcat_known(const char *name, char *model, size_t len)
 	}
 	free(want);
 	free(event);
-	return found;
+	return found || (!sep && perf_name_known(name, model, len));
 }
 
 /*
@@ -625,6 +729,9 @@ int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char
 	/* perf's generic names by x86 encoding: not on Arm models (their event 0x3c is no cycle counter) */
 	if (strncmp(pi.name, "arm", 3))
 		pfmcat_generic_aliases(out, intel);
+	/* perf's own names for AMD events, after the generic ones (which they never shadow) */
+	if (!intel)
+		pfmcat_perf_names(out, pfmcat_amd_perf_table(), NULL);
 	pmu_sort(out);
 	return 0;
 }

@@ -140,6 +140,27 @@ const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name);
 /* perf's generic names (cycles, instructions, branch-misses, ...) as aliases of the rows of their encodings. */
 void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel);
 
+/*
+ * perf's names for AMD Zen events (Linux pmu-events: ex_ret_instr,
+ * ls_not_halted_cyc, l2_cache_req_stat.ic_dc_miss_in_l2, ...) as aliases of
+ * the rows of their encodings, from a table of lines
+ * "model<TAB>name<TAB>event code<TAB>umask" (catalog/amd-perf-names.tsv is
+ * pfmcat_amd_perf_table()); only the lines of pmu->name count.  A name
+ * whose encoding has no row is left out (no row is invented), and a name
+ * that already means another row keeps that meaning.  Counts into n when
+ * not NULL.
+ */
+struct pfmcat_name_counts {
+	size_t added;	/* new aliases */
+	size_t known;	/* the name already resolved to that row (libpfm4 spells it the same) */
+	size_t no_row;	/* no row of that encoding: left out */
+	size_t taken;	/* the name already means a row of another encoding: left as it was */
+};
+void pfmcat_perf_names(struct lk_pmu *pmu, const char *table, struct pfmcat_name_counts *n);
+const char *pfmcat_amd_perf_table(void);
+/* The 64-bit raw config of an AMD event code (12 bits: PERF_CTL bits 0-7 and 32-35) and umask. */
+uint64_t pfmcat_amd_config(unsigned code, unsigned umask);
+
 /* Intel's field layout (not AMD's, by the model's name) for a catalogue's raw encodings. */
 bool pfmcat_is_intel(const struct lk_pmu *pmu);
 
