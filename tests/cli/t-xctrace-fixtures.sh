@@ -1,9 +1,9 @@
 # C9 (audit 4): xctrace exports kept with LAUKA_XCTRACE_KEEP, and those recorded on real Macs (tests/fixtures/macos), replay through lauka's parser
 . "$LAUKA_SRCDIR/tests/cli/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the stand-in is a Python script)"
-data="$LAUKA_SRCDIR/../shared/xctrace-data"
-kpep="$LAUKA_SRCDIR/../shared/kpep-data/a14.plist"
-[ -f "$data/l2-miss-xcode16.tracetemplate" ] && [ -f "$kpep" ] || skip "../shared/xctrace-data or kpep-data not beside the repo"
+data="$LAUKA_SRCDIR/tests/fixtures/xctrace-data"
+kpep="$LAUKA_SRCDIR/tests/fixtures/kpep-data/a14.plist"
+[ -f "$data/l2-miss-xcode16.tracetemplate" ] && [ -f "$kpep" ] || skip "tests/fixtures/xctrace-data or kpep-data removed (a packager may delete them: SOURCES.txt)"
 export LAUKA_XCTRACE="$LAUKA_SRCDIR/tests/support/xctrace-standin" LAUKA_KPEP_FILE="$kpep"
 export LAUKA_XCTRACE_TEMPLATE="$data/l2-miss-xcode16.tracetemplate"
 mkdir work kept

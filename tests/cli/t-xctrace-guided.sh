@@ -25,10 +25,10 @@ expect_rc 1; expect_err '^error: --guided is a mode of the xctrace backend$'; ex
 # The stand-in serves SYNTHETIC raw tables (tests/xctrace-synth.py): six slots written twice, one core
 # change per recording; the cache slot (2) reads 0.0834 per work count on the control and 8.8165 on the
 # chase, the mispredict slot (3) 25x the control on the branch probe, a cycle-like slot (1) 20x on chase.
-LAUKA_XCTRACE_TEMPLATE="$LAUKA_SRCDIR/../shared/xctrace-data/l2-miss-xcode16.tracetemplate" LAUKA_STANDIN_LOG="$PWD/cal.log" run "$LAUKA" calibrate --backend xctrace --quick
+LAUKA_XCTRACE_TEMPLATE="$LAUKA_SRCDIR/tests/fixtures/xctrace-data/l2-miss-xcode16.tracetemplate" LAUKA_STANDIN_LOG="$PWD/cal.log" run "$LAUKA" calibrate --backend xctrace --quick
 expect_rc 0
 # A2/C7 (audit 4): once per calibrate, the self-check: one manual recording of lauka-probe alu 1e8.
-if [ -f "$LAUKA_SRCDIR/../shared/xctrace-data/l2-miss-xcode16.tracetemplate" ] && [ "$kpep" != "${kpep%a14.plist}" ]; then
+if [ -f "$LAUKA_SRCDIR/tests/fixtures/xctrace-data/l2-miss-xcode16.tracetemplate" ] && [ "$kpep" != "${kpep%a14.plist}" ]; then
 	expect_err "^tip: xctrace self-check passed: 200150000 instructions for lauka-probe alu's 200000000"
 	[ "$(grep -c 'record --template .*lauka.tracetemplate .*lauka-probe alu 100000000$' cal.log)" = 1 ] ||
 		fail "C7: not one manual self-check recording: $(cat cal.log)"
