@@ -60,7 +60,8 @@ if h=$(find_header check.h check) && [ -f "$(dirname "$h")/check_stdint.h" ]; th
 	# the suite list check_main.c includes, generated as the Makefile does
 	sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void).*/SUITE(\1)/p' $(ls tests/check_*.c | grep -v check_main.c) > "$tmp/gen/suites.h"
 fi
-for f in catalog/*.sql catalog/*.tsv; do
+# every data file the Makefile embeds (its CATALOG_DATA)
+for f in catalog/*.sql catalog/*.tsv catalog/*.json; do
 	[ -f "$f" ] || continue
 	sh scripts/embed.sh "$f" > "$tmp/gen/$(basename "$f").inc"
 done
