@@ -99,7 +99,9 @@ lir() { env $1 "$LAUKA" record --backend valgrind -m Ir --export-json l.json -- 
 print([m for m in json.load(open("l.json"))["commands"][0]["measurements"] if m["name"] == "Ir"][0]["samples"][0])'; }
 utf=$(lir "-u LC_ALL LANG=C.UTF-8"); c=$(lir "LC_ALL=C")
 rm -rf cl && mkdir cl
-env -u LC_ALL LANG=C.UTF-8 valgrind -q --tool=callgrind --callgrind-out-file="$PWD/cl/cg.%p.out" sort words.txt \
+# the raw run as a user types it: without what make and the sanitizer build add to the tests' environment
+env -u LC_ALL -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS -u MAKEFLAGS -u MFLAGS -u MAKELEVEL LANG=C.UTF-8 \
+	valgrind -q --tool=callgrind --callgrind-out-file="$PWD/cl/cg.%p.out" sort words.txt \
 	</dev/null >/dev/null 2>vg.err || fail "valgrind failed: $(cat vg.err)"
 rutf=$(sum_ir cl)
 python3 -c 'import sys
