@@ -152,7 +152,8 @@ for f in Makefile mk/install.mk doc/lauka.1 completions/_lauka src/lauka.c probe
 	grep -qx "lauka-$v/$f" list.txt || fail "tarball lacks $f"
 done
 # No test, fragment or script reads a folder beside the tree: the tarball's make check runs the tests
-# a checkout's does (issue 30: the fixtures once lived in ../shared, and 8 tests skipped from the tarball).
+# a checkout's does (issue 30: the fixtures once lived in a folder beside the tree, and 8 tests skipped
+# from the tarball).
 mkdir unpacked && tar -xzf "dist/lauka-$v.tar.gz" -C unpacked || fail "cannot unpack the tarball"
 beside=shared
 hits=$(cd "unpacked/lauka-$v" && grep -rlIE "\.\./(\.\./)*$beside/|$beside/(kpep|xctrace)-data" tests mk scripts Makefile --exclude-dir=corpus)
