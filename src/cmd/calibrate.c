@@ -18,7 +18,8 @@
  *
  * Each probe runs once unmeasured first (a warm-up: frequency scaling,
  * page cache), then per pass at scale 1, 1x and 4x (catalog/calib.h says why
- * three); off valgrind, in three rounds keeping the minimum of each.
+ * three); off valgrind, in three rounds keeping the minimum of each, and
+ * up to CAL_EXTRA_ROUNDS more of a probe on which a count reads non-linear.
  *
  *   $ lauka calibrate --backend valgrind --quick
  *   event  verdict    profile            alu     chase   branch  store   expected
@@ -76,6 +77,7 @@ struct cal_run {
 	size_t nprobes;
 	char probe[PATH_MAX];
 	unsigned reps;			/* runs per scale; the minimum is kept */
+	unsigned extra_rounds;		/* rounds added for counts that read non-linear (unsettled) */
 	bool split_refused;		/* perf: a pass the kernel multiplexed or would not schedule is split */
 	struct runner run;
 	struct lk_progress prog;	/* one unit = one probe run */
@@ -228,6 +230,9 @@ static bool refused(const struct lk_counts *c, size_t n)
 /* Runs of one probe and scale tried before an event that was not counted is given up on. */
 #define CAL_NOT_COUNTED_TRIES 5
 
+/* Rounds a probe is measured again while an event reads non-linear on it (see unsettled()). */
+#define CAL_EXTRA_ROUNDS 6
+
 static void mark(struct cal_event *e, enum calib_state st, const char *why)
 {
 	e->state = st;
@@ -283,6 +288,25 @@ static bool open_pass(struct cal_run *cr, struct cal_event **live, size_t *nlive
 	return open;
 }
 
+/*
+ * Whether probe p needs more rounds: a measured event responds on it but not
+ * linearly.  Off valgrind a count can only be inflated by what else the
+ * machine does (an interrupt, a neighbour's memory traffic, a hypervisor's
+ * steal); the minimum over rounds converges on the undisturbed count, but
+ * three rounds on a loaded machine are not always enough to reach it: the
+ * chase probe's 4x run read 1115-1672 ms of task-clock with four busy loops
+ * beside it.  A counter that is truly not linear stays so however often it is
+ * measured, so measuring again costs time, never a wrong "validated".
+ */
+static bool unsettled(struct cal_event *const *live, size_t nlive, size_t p)
+{
+	for (size_t i = 0; i < nlive; i++)
+		if (live[i]->state == CALIB_MEASURED && calib_significant(&live[i]->counts[p]) &&
+		    !calib_linear(&live[i]->counts[p]))
+			return true;
+	return false;
+}
+
 /* Measure one pass: open the backend on its events, then every probe at scale 1, 1x, 4x. */
 static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, size_t pass, size_t npasses)
 {
@@ -302,9 +326,21 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 	uint64_t base[CALIB_MAX_PROBES];	/* the baseline's scale per probe */
 	for (size_t p = 0; p < CALIB_MAX_PROBES; p++)
 		base[p] = 1;
-	for (unsigned round = 0; open && round < cr->reps && ret == 0; round++) {
+	for (unsigned round = 0; open && ret == 0; round++) {
+		bool extra = round >= cr->reps;
+		if (extra && (cr->reps < 2 || round >= cr->reps + CAL_EXTRA_ROUNDS))
+			break;
+		bool any = false;
 		for (size_t p = 0; p < cr->nprobes && ret == 0; p++) {
 			uint64_t n1 = cr->scales[p].n;
+			if (extra) {
+				if (!unsettled(live, nlive, p))
+					continue;
+				if (!any)
+					cr->extra_rounds++;
+				any = true;
+				cr->prog.total += 3;
+			}
 			uint64_t scale[3] = { base[p], n1, 4 * n1 };
 			for (int k = 0; k < 3; k++) {
 				progress(cr, pass, npasses, cr->scales[p].probe, what[k], scale[k]);
@@ -362,6 +398,8 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 				}
 			}
 		}
+		if (extra && !any)
+			break;
 	}
 	if (open)
 		backend_inst_close(&bi);
@@ -760,6 +798,10 @@ static bool judge(const struct cal_run *cr, const struct calib_expectations *exp
 	print_table(cr, pl->evs, pl->n);
 	printf("\n");
 	print_reasons(cr, pl->evs, pl->n);
+	if (cr->extra_rounds)
+		text_printf(stdout, 4, "re-measured: %u more round%s of the probes where a count read non-linear "
+			    "(a noisy machine; at most %d per pass)", cr->extra_rounds, cr->extra_rounds == 1 ? "" : "s",
+			    CAL_EXTRA_ROUNDS);
 	text_printf(stdout, 4, "%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), "
 		    "%zu unsupported, %zu unschedulable", pl->n, nval, nfail, nsilent, nlin, nunsup, nunsched);
 	fflush(stdout);

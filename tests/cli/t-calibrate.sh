@@ -23,7 +23,8 @@ printf '%s\n' "$out" | grep -q '^  perf .*available' || skip "perf backend not a
 run "$LAUKA" calibrate --backend perf --quick
 printf '%s\n' "$out" | grep -qE '^task-clock +validated ' || run "$LAUKA" calibrate --backend perf --quick
 expect_rc 0
-printf '%s\n' "$out" | grep -qE '^task-clock +validated ' || fail "task-clock not validated: $out"
+printf '%s\n' "$out" | grep -qE '^task-clock +validated ' ||
+	fail "task-clock not validated: $(printf '%s\n' "$out" | grep -E '^(task-clock|re-measured)') (of: $out)"
 printf '%s\n' "$out" | grep -qE '^page-faults +silent ' || fail "page-faults should not move with work: $out"
 if ! grep -q . /sys/bus/event_source/devices/cpu/type 2>/dev/null; then
 	for e in cycles instructions branch-misses L1-dcache-load-misses; do
