@@ -1,12 +1,11 @@
 /*
  * catalog/perfmon.c: Intel perfmon JSON -> struct perfmon_table
- * (catalog/perfmon.h).  A small JSON reader of its own, enough for the
- * whole JSON grammar (so a file with fields lauka does not know still
- * parses) and strict about it: a file cut short or with a stray byte is
- * refused with its line, never half read.
+ * (catalog/perfmon.h), read with base/json.h (strict: a file cut short or
+ * with a stray byte is refused with its line, never half read).
  */
 #include "catalog/perfmon.h"
 #include "base/error.h"
+#include "base/json.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -14,237 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_DEPTH 32
-
-struct jp {
-	const char *s, *p, *end;
-	char *err;
-	size_t errlen;
-	int depth;
-	bool failed;
-};
-
-static int fail(struct jp *j, const char *what)
-{
-	if (!j->failed) {
-		size_t line = 1;
-		for (const char *q = j->s; q < j->p && q < j->end; q++)
-			line += *q == '\n';
-		lk_errbuf(j->err, j->errlen, "line %zu: %s", line, what);
-		j->failed = true;
-	}
-	return -1;
-}
-
-static void ws(struct jp *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
-static bool eat(struct jp *j, char c)
-{
-	ws(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return true;
-	}
-	return false;
-}
-
-static int hex4(struct jp *j, unsigned *v)
-{
-	*v = 0;
-	for (int i = 0; i < 4; i++, j->p++) {
-		if (j->p >= j->end || !isxdigit((unsigned char)*j->p))
-			return fail(j, "bad \\u escape");
-		char c = *j->p;
-		*v = *v * 16 + (unsigned)(isdigit((unsigned char)c) ? c - '0' : (tolower((unsigned char)c) - 'a' + 10));
-	}
-	return 0;
-}
-
-static void utf8(struct strbuf *sb, unsigned cp)
-{
-	char b[4];
-	size_t n;
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xc0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xe0 | cp >> 12);
-		b[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		b[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (char)(0xf0 | cp >> 18);
-		b[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-		b[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-		b[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	strbuf_add(sb, b, n);
-}
-
-/* A string (the opening quote next), unescaped into sb. */
-static int string(struct jp *j, struct strbuf *sb)
-{
-	if (!eat(j, '"'))
-		return fail(j, "expected a string");
-	strbuf_reset(sb);
-	strbuf_add(sb, "", 0);
-	while (j->p < j->end && *j->p != '"') {
-		unsigned char c = (unsigned char)*j->p;
-		if (c < 0x20)
-			return fail(j, "control character in a string");
-		if (c != '\\') {
-			const char *q = j->p;
-			while (q < j->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-				q++;
-			strbuf_add(sb, j->p, (size_t)(q - j->p));
-			j->p = q;
-			continue;
-		}
-		if (++j->p >= j->end)
-			break;
-		static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-		const char *k = strchr(from, *j->p);
-		if (*j->p == 'u') {
-			unsigned cp, lo;
-			j->p++;
-			if (hex4(j, &cp) < 0)
-				return -1;
-			if (cp >= 0xd800 && cp < 0xdc00) {
-				if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u')
-					return fail(j, "lone surrogate in \\u escape");
-				j->p += 2;
-				if (hex4(j, &lo) < 0 || lo < 0xdc00 || lo >= 0xe000)
-					return fail(j, "bad surrogate pair in \\u escape");
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			} else if (cp >= 0xdc00 && cp < 0xe000) {
-				return fail(j, "lone surrogate in \\u escape");
-			}
-			utf8(sb, cp);
-			continue;
-		}
-		if (!*j->p || !k)
-			return fail(j, "bad escape in a string");
-		strbuf_add(sb, &to[k - from], 1);
-		j->p++;
-	}
-	if (j->p >= j->end)
-		return fail(j, "string not closed");
-	j->p++;
-	return 0;
-}
-
-/* A number, true, false or null as its text. */
-static int scalar(struct jp *j, struct strbuf *sb)
-{
-	ws(j);
-	const char *q = j->p;
-	while (q < j->end && (isalnum((unsigned char)*q) || *q == '-' || *q == '+' || *q == '.'))
-		q++;
-	if (q == j->p)
-		return fail(j, "expected a value");
-	strbuf_reset(sb);
-	strbuf_add(sb, j->p, (size_t)(q - j->p));
-	const char *t = strbuf_str(sb);
-	char *e;
-	errno = 0;
-	if (strcmp(t, "true") && strcmp(t, "false") && strcmp(t, "null") &&
-	    (strtod(t, &e), *e || !(isdigit((unsigned char)*t) || *t == '-')))
-		return fail(j, "expected a value");
-	j->p = q;
-	return 0;
-}
-
-static int skip_value(struct jp *j);
-
-/* Any value as text when it is a string or scalar; objects and arrays are skipped (text ""). */
-static int value_text(struct jp *j, struct strbuf *sb)
-{
-	ws(j);
-	if (j->p >= j->end)
-		return fail(j, "unexpected end of file");
-	if (*j->p == '"')
-		return string(j, sb);
-	if (*j->p == '{' || *j->p == '[') {
-		strbuf_reset(sb);
-		return skip_value(j);
-	}
-	return scalar(j, sb);
-}
-
-/* Walk an object: for each member, cb(key) reads the value; returns -1 on a syntax error. */
-typedef int (*member_fn)(struct jp *j, const char *key, void *ctx);
-
-static int object(struct jp *j, member_fn cb, void *ctx)
-{
-	if (!eat(j, '{'))
-		return fail(j, "expected an object");
-	if (++j->depth > MAX_DEPTH)
-		return fail(j, "nested too deeply");
-	struct strbuf key = STRBUF_INIT;
-	int r = 0;
-	if (!eat(j, '}')) {
-		do {
-			if ((r = string(j, &key)) < 0)
-				break;
-			if (!eat(j, ':')) {
-				r = fail(j, "expected ':'");
-				break;
-			}
-			if ((r = cb(j, strbuf_str(&key), ctx)) < 0)
-				break;
-		} while (eat(j, ','));
-		if (r == 0 && !eat(j, '}'))
-			r = fail(j, "expected ',' or '}'");
-	}
-	strbuf_release(&key);
-	j->depth--;
-	return r;
-}
-
-static int skip_member(struct jp *j, const char *key, void *ctx)
-{
-	(void)key;
-	(void)ctx;
-	return skip_value(j);
-}
-
-static int skip_value(struct jp *j)
-{
-	ws(j);
-	if (j->p >= j->end)
-		return fail(j, "unexpected end of file");
-	if (*j->p == '{')
-		return object(j, skip_member, NULL);
-	if (*j->p == '[') {
-		j->p++;
-		if (++j->depth > MAX_DEPTH)
-			return fail(j, "nested too deeply");
-		int r = 0;
-		if (!eat(j, ']')) {
-			do
-				r = skip_value(j);
-			while (r == 0 && eat(j, ','));
-			if (r == 0 && !eat(j, ']'))
-				r = fail(j, "expected ',' or ']'");
-		}
-		j->depth--;
-		return r;
-	}
-	struct strbuf sb = STRBUF_INIT;
-	int r = value_text(j, &sb);
-	strbuf_release(&sb);
-	return r;
-}
 
 /* Does s start with prefix, ignoring ASCII case? */
 static bool prefix_ci(const char *s, const char *prefix)
@@ -319,11 +87,11 @@ struct ev_ctx {
 	bool has_htoff, has_counter;
 };
 
-static int event_member(struct jp *j, const char *key, void *ctx)
+static int event_member(struct json_reader *j, const char *key, void *ctx)
 {
 	struct ev_ctx *c = ctx;
 	struct perfmon_event *e = c->e;
-	if (value_text(j, &c->val) < 0)
+	if (json_value_text(j, &c->val) < 0)
 		return -1;
 	const char *v = strbuf_str(&c->val);
 	uint64_t n = 0;
@@ -348,7 +116,7 @@ static int event_member(struct jp *j, const char *key, void *ctx)
 		if (perfmon_counters(v, &m, &fx) < 0) {
 			char what[96];
 			snprintf(what, sizeof(what), "%s '%.40s' is not a list of counters", key, v);
-			return fail(j, what);
+			return json_fail(j, what);
 		}
 		if (!strcmp(key, "Counter")) {
 			e->counters = m;
@@ -370,7 +138,7 @@ static int event_member(struct jp *j, const char *key, void *ctx)
 			char what[96];
 			snprintf(what, sizeof(what), "%s '%.40s' is not a number up to 0x%llx", key, v,
 				 (unsigned long long)nums[i].max);
-			return fail(j, what);
+			return json_fail(j, what);
 		}
 		switch (i) {
 		case 0: e->code = (unsigned)n; break;
@@ -393,11 +161,11 @@ struct top_ctx {
 	bool has_events;
 };
 
-static int header_member(struct jp *j, const char *key, void *ctx)
+static int header_member(struct json_reader *j, const char *key, void *ctx)
 {
 	struct perfmon_table *t = ctx;
 	struct strbuf sb = STRBUF_INIT;
-	int r = value_text(j, &sb);
+	int r = json_value_text(j, &sb);
 	if (r == 0 && !strcmp(key, "Info")) {
 		free(t->info);
 		t->info = xstrdup(strbuf_str(&sb));
@@ -409,11 +177,11 @@ static int header_member(struct jp *j, const char *key, void *ctx)
 	return r;
 }
 
-static int events(struct jp *j, struct perfmon_table *t)
+static int events(struct json_reader *j, struct perfmon_table *t)
 {
-	if (!eat(j, '['))
-		return fail(j, "Events is not an array");
-	if (eat(j, ']'))
+	if (!json_eat(j, '['))
+		return json_fail(j, "Events is not an array");
+	if (json_eat(j, ']'))
 		return 0;
 	do {
 		t->events = xrealloc(t->events, (t->n + 1) * sizeof(*t->events));
@@ -421,36 +189,35 @@ static int events(struct jp *j, struct perfmon_table *t)
 		memset(e, 0, sizeof(*e));
 		e->fixed = -1;
 		struct ev_ctx c = { .e = e, .val = STRBUF_INIT };
-		int r = object(j, event_member, &c);
+		int r = json_object(j, event_member, &c);
 		strbuf_release(&c.val);
 		if (r < 0)
 			return -1;
 		if (!e->name || !*e->name)
-			return fail(j, "an event without EventName");
+			return json_fail(j, "an event without EventName");
 		if (!c.has_counter) {
 			char what[128];
 			snprintf(what, sizeof(what), "event '%.60s' has no Counter", e->name);
-			return fail(j, what);
+			return json_fail(j, what);
 		}
 		if (!c.has_htoff)
 			e->counters_htoff = e->counters;
-	} while (eat(j, ','));
-	if (!eat(j, ']'))
-		return fail(j, "expected ',' or ']'");
+	} while (json_eat(j, ','));
+	if (!json_eat(j, ']'))
+		return json_fail(j, "expected ',' or ']'");
 	return 0;
 }
 
-static int top_member(struct jp *j, const char *key, void *ctx)
+static int top_member(struct json_reader *j, const char *key, void *ctx)
 {
 	struct top_ctx *c = ctx;
-	ws(j);
-	if (!strcmp(key, "Header") && j->p < j->end && *j->p == '{')
-		return object(j, header_member, c->t);
+	if (!strcmp(key, "Header") && json_peek(j) == '{')
+		return json_object(j, header_member, c->t);
 	if (!strcmp(key, "Events")) {
 		c->has_events = true;
 		return events(j, c->t);
 	}
-	return skip_value(j);
+	return json_skip(j);
 }
 
 static int cmp_event(const void *a, const void *b)
@@ -470,17 +237,16 @@ static unsigned highest(uint64_t m, unsigned from, unsigned to)
 int perfmon_parse(const char *text, size_t len, struct perfmon_table *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
-	struct jp j = { .s = text, .p = text, .end = text + len, .err = err, .errlen = errlen };
+	struct json_reader j;
+	json_init(&j, text, len, err, errlen);
 	struct top_ctx c = { .t = out };
 	/* Intel's older files are a bare array of events; the current ones an object with Header and Events. */
-	ws(&j);
-	int r = j.p < j.end && *j.p == '[' ? (c.has_events = true, events(&j, out)) : object(&j, top_member, &c);
+	int r = json_peek(&j) == '[' ? (c.has_events = true, events(&j, out)) : json_object(&j, top_member, &c);
 	if (r == 0) {
-		ws(&j);
-		if (j.p != j.end)
-			r = fail(&j, "text after the end of the table");
+		if (json_end(&j, "table") < 0)
+			r = -1;
 		else if (!c.has_events)
-			r = fail(&j, "no Events array: not an Intel perfmon event file");
+			r = json_fail(&j, "no Events array: not an Intel perfmon event file");
 	}
 	if (r < 0) {
 		perfmon_release(out);

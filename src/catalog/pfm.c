@@ -12,6 +12,7 @@
 #include "catalog/perfmon.h"
 #include "catalog/sched.h"
 #include "catalog/vendor.h"
+#include "catalog/vendor-arm.h"
 #include "base/error.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -22,7 +23,7 @@
 #include <string.h>
 
 /* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
-#define PFMCAT_FORMAT 4
+#define PFMCAT_FORMAT 5
 
 char *pfmcat_event_name(const char *event, const char *umask)
 {
@@ -504,6 +505,8 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len)
 	}
 	size_t vlen;
 	const char *vtext = vendor_builtin(pi.name, &vlen);
+	if (!vtext)
+		vtext = vendor_arm_builtin(pi.name, &vlen);
 	/* FNV-1a of the shipped table: it changes with the binary, so change detection is all it needs,
 	 * and every listing computes it (a SHA-256 of SKL's 92 KB cost a millisecond). */
 	char vhex[65] = "";
@@ -651,8 +654,31 @@ bool pfmcat_known(const char *name, char *model, size_t len)
  * The vendor's table lauka ships for this model, laid over libpfm4's rows,
  * and rows of one encoding merged into one (catalog/vendor.h).
  */
+static void apply_arm(struct lk_pmu *out)
+{
+	size_t len;
+	const char *text = vendor_arm_builtin(out->name, &len);
+	struct armpmu_table t;
+	char err[256];
+	if (text && armpmu_parse(text, len, &t, err, sizeof(err)) == 0) {
+		char *label = xasprintf("Arm's table (%s)", t.cpu ? t.cpu : out->name);
+		vendor_arm_apply(out, &t, label);
+		char *src = xasprintf("%s + %s", out->source, label);
+		free(out->source);
+		out->source = src;
+		free(label);
+		armpmu_release(&t);
+	}
+	pmu_sort(out);
+	vendor_merge_duplicates(out, NULL);
+}
+
 static void apply_vendor(struct lk_pmu *out, bool smt_off)
 {
+	if (pfmcat_is_arm(out->name)) {
+		apply_arm(out);
+		return;
+	}
 	size_t len;
 	const char *text = vendor_builtin(out->name, &len);
 	struct perfmon_table t;
@@ -691,7 +717,8 @@ int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char
 		return r;
 	pfm_pmu_info_t pi;
 	find_model(model, &pi);
-	bool intel = strncmp(pi.name, "amd", 3) != 0;
+	/* Intel's fixed-counter rules on Intel models only; an Arm model's counters are set by apply_arm() */
+	bool intel = strncmp(pi.name, "amd", 3) != 0 && !pfmcat_is_arm(pi.name);
 	out->kind = xstrdup("pfm");
 	out->name = xstrdup(pi.name);
 	out->marketing_name = xstrdup(pi.desc);
@@ -726,11 +753,13 @@ int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char
 	}
 	apply_vendor(out, smt_off);
 	pmu_sort(out);
-	/* perf's generic names by x86 encoding: not on Arm models (their event 0x3c is no cycle counter) */
-	if (strncmp(pi.name, "arm", 3))
+	/* perf's generic names by x86 encoding; Arm models by Linux's PMUv3 map (their 0x3c is no cycle counter) */
+	if (pfmcat_is_arm(pi.name))
+		vendor_arm_generic_aliases(out);
+	else
 		pfmcat_generic_aliases(out, intel);
 	/* perf's own names for AMD events, after the generic ones (which they never shadow) */
-	if (!intel)
+	if (!strncmp(pi.name, "amd", 3))
 		pfmcat_perf_names(out, pfmcat_amd_perf_table(), NULL);
 	pmu_sort(out);
 	return 0;

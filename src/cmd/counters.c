@@ -24,6 +24,7 @@
 #include "catalog/perfmon.h"
 #include "catalog/pfm.h"
 #include "catalog/vendor.h"
+#include "catalog/vendor-arm.h"
 #include "output/export.h"
 #include "cmd/options.h"
 #include "machine/backend-choice.h"
@@ -162,8 +163,10 @@ static int collect_files(const struct counters_opts *o, char ***files, size_t *n
 
 /* Parse everything first: one bad file and nothing is imported. */
 /*
- * An Intel perfmon event file (SKL/events/skylake_core.json) as a catalogue
- * named after the file (skylake_core), kind perfmon (catalog/vendor.h).
+ * A vendor's event file as a catalogue named after the file, kind perfmon:
+ * Intel's perfmon format (SKL/events/skylake_core.json -> skylake_core,
+ * catalog/vendor.h) or Arm's (pmu/cortex-a57.json -> cortex-a57,
+ * catalog/vendor-arm.h), told apart by Arm's lower-case "events" key.
  */
 static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t len)
 {
@@ -176,21 +179,34 @@ static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t 
 		lk_errbuf(err, len, "cannot read '%s': %s", path, lk_strerror(r));
 		return r;
 	}
-	struct perfmon_table t;
-	if (perfmon_parse(text, n, &t, e2, sizeof(e2)) < 0) {
-		lk_errbuf(err, len, "'%s' is not an Intel perfmon event file: %s", path, e2);
-		free(text);
-		return -LK_EINVAL;
-	}
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *name = xasprintf("%.*s", (int)(strlen(base) - strlen(".json")), base);
-	vendor_catalog(&t, name, out);
+	if (armpmu_sniff(text, n)) {
+		struct armpmu_table a;
+		if (armpmu_parse(text, n, &a, e2, sizeof(e2)) < 0) {
+			lk_errbuf(err, len, "'%s' is not an Arm PMU event file: %s", path, e2);
+			free(name);
+			free(text);
+			return -LK_EINVAL;
+		}
+		vendor_arm_catalog(&a, name, out);
+		armpmu_release(&a);
+	} else {
+		struct perfmon_table t;
+		if (perfmon_parse(text, n, &t, e2, sizeof(e2)) < 0) {
+			lk_errbuf(err, len, "'%s' is not an Intel perfmon event file: %s", path, e2);
+			free(name);
+			free(text);
+			return -LK_EINVAL;
+		}
+		vendor_catalog(&t, name, out);
+		perfmon_release(&t);
+	}
 	free(out->source);
 	out->source = xstrdup(path);
 	sha256_hex(text, n, out->sha256);
 	free(name);
 	free(text);
-	perfmon_release(&t);
 	if (!out->nevents) {
 		lk_errbuf(err, len, "'%s' has no events lauka can use", path);
 		return -LK_EINVAL;
@@ -259,6 +275,12 @@ out:
 static char *display(const struct lk_pmu *p, const char *name)
 {
 	return pmu_shown_name(p, name);
+}
+
+/* An Arm PMUv3 catalogue (its one fixed counter is the cycle counter), not an Apple kpep one. */
+static bool arm_pmu(const struct lk_pmu *p)
+{
+	return p->arch && !strcmp(p->arch, "arm64") && p->kind && strcmp(p->kind, "kpep");
 }
 
 /* The Arm CPU PMU's sysfs device, as the catalogue's "armv8_pmuv3/inst_retired/" names show it, or "". */
@@ -516,13 +538,40 @@ out:
 	free(why);
 }
 
-/* The vendor table lauka lays over this libpfm4 catalogue (catalog/vendor.h); false when it has none. */
-static bool vendor_table(const struct lk_pmu *p, struct perfmon_table *t)
+/* The vendor's table lauka lays over this libpfm4 catalogue: Intel's (catalog/vendor.h) or Arm's
+ * (catalog/vendor-arm.h). */
+struct vendor_tab {
+	bool intel, arm;
+	struct perfmon_table t;
+	struct armpmu_table a;
+};
+
+/* False when the catalogue has none. */
+static bool vendor_table(const struct lk_pmu *p, struct vendor_tab *v)
 {
+	memset(v, 0, sizeof(*v));
+	if (!p->kind || strcmp(p->kind, "pfm"))
+		return false;
 	size_t len;
-	const char *text = p->kind && !strcmp(p->kind, "pfm") ? vendor_builtin(p->name, &len) : NULL;
 	char err[256];
-	return text && perfmon_parse(text, len, t, err, sizeof(err)) == 0;
+	const char *text = vendor_builtin(p->name, &len);
+	if (text)
+		return v->intel = perfmon_parse(text, len, &v->t, err, sizeof(err)) == 0;
+	text = vendor_arm_builtin(p->name, &len);
+	return text && (v->arm = armpmu_parse(text, len, &v->a, err, sizeof(err)) == 0);
+}
+
+static bool vendor_names(const struct vendor_tab *v, const char *name)
+{
+	return v->intel ? perfmon_find(&v->t, name) != NULL : v->arm && armpmu_find(&v->a, name) != NULL;
+}
+
+static void vendor_release(struct vendor_tab *v)
+{
+	if (v->intel)
+		perfmon_release(&v->t);
+	if (v->arm)
+		armpmu_release(&v->a);
 }
 
 static int cmp_alias_target(const void *a, const void *b)
@@ -558,7 +607,7 @@ static size_t first_alias_of(const struct lk_alias *const *a, size_t n, const ch
 /* --json: one object per event, the machine-readable form of --details. */
 static void print_json(const struct lk_pmu *p, struct catalog *cat)
 {
-	struct perfmon_table t;
+	struct vendor_tab t;
 	bool vt = vendor_table(p, &t);
 	const struct lk_alias **al = aliases_by_target(p);
 	const char *libpfm = p->kind && !strcmp(p->kind, "pfm") ? "libpfm4" : p->kind;
@@ -571,12 +620,12 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 		printf(", \"catalogue\": ");
 		export_json_str(stdout, p->name);
 		printf(", \"aliases\": [");
-		bool vendor_named = vt && perfmon_find(&t, e->name);
+		bool vendor_named = vt && vendor_names(&t, e->name);
 		size_t k = first_alias_of(al, p->naliases, e->name), na = 0;
 		for (; k < p->naliases && !strcmp(al[k]->target, e->name); k++) {
 			printf("%s", na++ ? ", " : "");
 			export_json_str(stdout, al[k]->alias);
-			vendor_named |= vt && perfmon_find(&t, al[k]->alias);
+			vendor_named |= vt && vendor_names(&t, al[k]->alias);
 		}
 		char enc[128] = "";
 		encoding(p, e, enc, sizeof(enc));
@@ -590,7 +639,9 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 		size_t nc = 0;
 		for (int c = 0; c < 64; c++)
 			if (m >> c & 1) {
-				if (c >= PFMCAT_FIXED_BASE && p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon")))
+				if (c >= PFMCAT_FIXED_BASE && arm_pmu(p))
+					printf("%s\"cycle\"", nc++ ? ", " : "");	/* PMUv3's cycle counter, PMCCNTR_EL0 */
+				else if (c >= PFMCAT_FIXED_BASE && p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon")))
 					printf("%s\"fixed %d\"", nc++ ? ", " : "", c - PFMCAT_FIXED_BASE);
 				else
 					printf("%s%d", nc++ ? ", " : "", c);
@@ -602,7 +653,8 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 		else
 			printf("null");
 		printf(", \"sources\": [");
-		bool vendor_only = e->description && !strncmp(e->description, "(from Intel's table", 19);
+		bool vendor_only = e->description && (!strncmp(e->description, "(from Intel's table", 19) ||
+						      strstr(e->description, "(from Arm's table"));
 		size_t ns = 0;
 		if (!vendor_only) {
 			export_json_str(stdout, libpfm);
@@ -610,7 +662,7 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 		}
 		if (vendor_only || vendor_named) {
 			printf("%s", ns ? ", " : "");
-			export_json_str(stdout, "intel-perfmon");
+			export_json_str(stdout, t.arm ? "arm-data" : "intel-perfmon");
 		}
 		printf("], \"errata\": ");
 		if (e->errata)
@@ -628,7 +680,7 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 	printf("%s]\n", p->nevents ? "\n" : "");
 	free(al);
 	if (vt)
-		perfmon_release(&t);
+		vendor_release(&t);
 }
 
 /*
@@ -638,10 +690,11 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
  */
 static int check_sources(const struct counters_opts *o, const struct lk_pmu *p)
 {
-	struct perfmon_table t;
+	struct vendor_tab t;
 	if (!vendor_table(p, &t)) {
 		error("catalogue '%s' has no vendor table to check libpfm4 against", p->name);
-		tip("lauka ships Intel's tables for skl, icl and spr: lauka counters --pmu skl --check-sources");
+		tip("lauka ships Intel's tables for skl, icl and spr and Arm's for arm_ac53, arm_ac57, arm_n1, arm_n2, "
+		    "arm_v1 and arm_v2: lauka counters --pmu skl --check-sources");
 		return EXIT_USAGE;
 	}
 	size_t n = 0, w = strlen("event");
@@ -658,9 +711,13 @@ static int check_sources(const struct counters_opts *o, const struct lk_pmu *p)
 		printf("%-*s  %s\n", (int)w, name, e->errata);
 		free(name);
 	}
-	printf("%zu of %zu events differ between libpfm4 and the vendor's table (version %s)\n", n, p->nevents,
-	       t.version ? t.version : "unknown");
-	perfmon_release(&t);
+	if (t.arm)
+		printf("%zu of %zu events differ between libpfm4 and Arm's table (%s)\n", n, p->nevents,
+		       t.a.cpu ? t.a.cpu : p->name);
+	else
+		printf("%zu of %zu events differ between libpfm4 and the vendor's table (version %s)\n", n, p->nevents,
+		       t.t.version ? t.t.version : "unknown");
+	vendor_release(&t);
 	return 0;
 }
 
@@ -748,6 +805,8 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 			free(fb);
 		} else if (evs[i]->counters_mask & SCHED_PAIR)
 			printf("%-*s  %d+%d\n", (int)w, name, counter[i], counter[i] + 1);	/* a counter pair */
+		else if (counter[i] >= PFMCAT_FIXED_BASE && arm_pmu(p))
+			printf("%-*s  cycle\n", (int)w, name);
 		else if (counter[i] >= PFMCAT_FIXED_BASE && p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon")))
 			printf("%-*s  fixed %d\n", (int)w, name, counter[i] - PFMCAT_FIXED_BASE);
 		else

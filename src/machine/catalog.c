@@ -7,6 +7,7 @@
 #include "catalog/calib.h"
 #include "catalog/db.h"
 #include "catalog/pfm.h"
+#include "catalog/vendor-arm.h"
 #ifdef __linux__
 #include "backend/perf-events.h"
 #endif
@@ -175,13 +176,15 @@ static bool known(const struct lk_pmu *pmu, size_t n, size_t a, const char *name
  * Only the first n events (the backend's own) are touched; the generic cache events keep
  * "any" (most Arm kernels map few of them, and unsupported ones are never scheduled).
  */
-static void arm_generic_counters(struct lk_pmu *pmu, size_t n, uint64_t mask)
+static void arm_generic_counters(struct lk_pmu *pmu, size_t n, uint64_t mask, uint64_t cycle_counter)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct lk_event *e = &pmu->events[i];
 		bool sysfs_cpu = e->perf_type >= 6 && !strncmp(e->name, "armv8", 5);
+		/* cycles (PERF_COUNT_HW_CPU_CYCLES, 0) and the PMU's own cpu_cycles may also take the cycle counter */
+		bool cycles = (e->perf_type == 0 && e->number == 0) || (sysfs_cpu && e->number == ARMPMU_CPU_CYCLES);
 		if (!e->counters_mask && e->fixed_counter < 0 && (e->perf_type == 0 /* HARDWARE */ || sysfs_cpu))
-			e->counters_mask = mask;
+			e->counters_mask = cycles ? vendor_arm_counters(ARMPMU_CPU_CYCLES, mask, cycle_counter) : mask;
 	}
 }
 
@@ -233,7 +236,7 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char **note, cha
 				pmu->config_mask = (UINT64_C(1) << gp) - 1;
 		}
 		if (pfmcat_is_arm(models[m]))
-			arm_generic_counters(pmu, n0, v.config_mask);
+			arm_generic_counters(pmu, n0, v.config_mask, v.fixed_mask);
 		pmu_release(&v);
 		pmu_sort(pmu);
 	}

@@ -52,6 +52,31 @@ else
 	bad "counters" "checked $n, wrong:$wrong; umask lines $(grep -c umask $out)"
 fi
 
+# Arm's table for the Cortex-A57 (catalog/arm-cortex-a57.json) laid over libpfm4's: every event the
+# kernel's sysfs names resolves by that (Arm's) name to the row of the number sysfs gives; no number
+# differs from libpfm4's; cpu_cycles alone may take the cycle counter.
+as_user 'lauka counters --pmu arm_ac57 -d' >/tmp/a57 2>$err
+n=0 wrong=""
+for f in /sys/bus/event_source/devices/$dev/events/*; do
+	name=$(basename "$f")
+	want=$(sed -n 's/^event=0x0*\([0-9a-f]*\)$/\1/p' "$f")
+	as_user "lauka counters --pmu arm_ac57 --check $name --no-headers" >$out 2>&1 || continue
+	row=$(awk '{ print $1; exit }' $out)
+	n=$((n + 1))
+	grep -qi "^$row  *none  *r$want " /tmp/a57 || wrong="$wrong $name($row)"
+done
+as_user 'lauka counters --pmu arm_ac57 --check-sources' >$out 2>$err
+as_user 'lauka counters --pmu arm_ac57 --json' >/tmp/a57.json 2>$err
+if [ "$n" -ge 2 ] && [ -z "$wrong" ] &&
+	grep -q "^0 of [0-9]* events differ between libpfm4 and Arm's table (Cortex-A57)" $out &&
+	grep '"name": "cpu_cycles"' /tmp/a57.json | grep -q '"cycle"' &&
+	! grep '"name": "inst_retired"' /tmp/a57.json | grep -q '"cycle"' &&
+	grep '"name": "inst_retired"' /tmp/a57.json | grep -q '"arm-data"'; then
+	ok "Arm's table: $n sysfs names resolve to sysfs's numbers; libpfm4 agrees; cycles on the cycle counter"
+else
+	bad "Arm's table" "resolved $n, wrong:$wrong; $(head -c 200 $out)"
+fi
+
 # record: the alu loop's instructions are exact.  Two scales 200000 iterations apart differ
 # by 400000 instructions, to the instruction, for the generic event and for raw 0x08.
 csv_min() { # file measurement -> the min of its first command, then of its second

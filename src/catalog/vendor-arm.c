@@ -1,0 +1,183 @@
+/*
+ * catalog/vendor-arm.c: Arm's PMU tables laid over libpfm4's Arm rows
+ * (catalog/vendor-arm.h says what wins and why).
+ */
+#include "catalog/vendor-arm.h"
+#include "catalog/pfm.h"
+#include "base/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arm-cortex-a53.json.inc"
+#include "arm-cortex-a57.json.inc"
+#include "arm-neoverse-n1.json.inc"
+#include "arm-neoverse-n2.json.inc"
+#include "arm-neoverse-v1.json.inc"
+#include "arm-neoverse-v2.json.inc"
+
+/* PMUv3's CHAIN event: the driver's, for joining an odd counter to the even one below it. */
+#define ARM_CHAIN 0x1e
+#define PERF_TYPE_RAW_ 4
+
+const char *vendor_arm_builtin(const char *model, size_t *len)
+{
+	static const struct { const char *model; const char *text; size_t len; } tables[] = {
+		{ "arm_ac53", arm_cortex_a53_json, sizeof(arm_cortex_a53_json) - 1 },
+		{ "arm_ac57", arm_cortex_a57_json, sizeof(arm_cortex_a57_json) - 1 },
+		{ "arm_n1", arm_neoverse_n1_json, sizeof(arm_neoverse_n1_json) - 1 },
+		{ "arm_n2", arm_neoverse_n2_json, sizeof(arm_neoverse_n2_json) - 1 },
+		{ "arm_v1", arm_neoverse_v1_json, sizeof(arm_neoverse_v1_json) - 1 },
+		{ "arm_v2", arm_neoverse_v2_json, sizeof(arm_neoverse_v2_json) - 1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
+		if (model && !strcmp(model, tables[i].model)) {
+			*len = tables[i].len;
+			return tables[i].text;
+		}
+	*len = 0;
+	return NULL;
+}
+
+uint64_t vendor_arm_counters(unsigned code, uint64_t general, uint64_t cycle_counter)
+{
+	return general | (code == ARMPMU_CPU_CYCLES ? cycle_counter : 0);
+}
+
+static const uint64_t cycle_bit = UINT64_C(1) << PFMCAT_FIXED_BASE;
+
+static uint64_t general_mask(unsigned n)
+{
+	return n >= 32 ? UINT64_C(0xffffffff) : (UINT64_C(1) << n) - 1;
+}
+
+static bool lists_code(const struct armpmu_table *t, unsigned code)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->events[i].code == code)
+			return true;
+	return false;
+}
+
+/* A raw PMUv3 row: its event number in the low 16 bits, nothing else. */
+static bool raw_row(const struct lk_event *ev)
+{
+	return ev->perf_type == PERF_TYPE_RAW_ && !ev->config1 && !(ev->number >> 16);
+}
+
+static void add_arm_names(struct lk_pmu *pmu, const struct armpmu_table *t, const char *label)
+{
+	size_t nrows = pmu->nevents;
+	for (size_t i = 0; i < t->named; i++) {
+		const struct armpmu_event *v = &t->events[i];
+		if (v->for_driver || v->code == ARM_CHAIN)
+			continue;
+		const char *names[2] = { v->name, v->trm_name };
+		const struct lk_event *row = NULL;
+		for (size_t r = 0; r < nrows && !row; r++)
+			if (raw_row(&pmu->events[r]) && pmu->events[r].number == v->code)
+				row = &pmu->events[r];
+		char *target = row ? xstrdup(row->name) : NULL;
+		if (!row && !pmu_find(pmu, v->name)) {
+			char *lower = xstrdup(v->name);
+			for (char *c = lower; *c; c++)
+				*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+			struct lk_event ev = { .fixed_counter = -1, .perf_type = PERF_TYPE_RAW_ };
+			ev.name = lower;
+			ev.number = v->code;
+			ev.counters_mask = vendor_arm_counters(v->code, pmu->config_mask, pmu->fixed_mask & cycle_bit);
+			ev.description = xasprintf("%s (from %s; libpfm4 has no event of this number)",
+						   v->description ? v->description : v->name, label);
+			pmu_add_event(pmu, &ev);
+			free(ev.description);
+			target = lower;
+		}
+		for (size_t k = 0; k < 2 && target; k++)
+			if (names[k] && !pmu_find(pmu, names[k]))
+				pmu_add_alias(pmu, names[k], target);
+		free(target);
+	}
+}
+
+size_t vendor_arm_apply(struct lk_pmu *pmu, const struct armpmu_table *t, const char *label)
+{
+	if (t->counters)
+		pmu->config_mask = general_mask(t->counters);
+	pmu->fixed_mask = cycle_bit;
+	const char *libpfm = pmu->source && *pmu->source ? pmu->source : "libpfm4";
+	size_t corrected = 0;
+	for (size_t i = 0; i < pmu->nevents; i++) {
+		struct lk_event *ev = &pmu->events[i];
+		if (!raw_row(ev))
+			continue;
+		unsigned code = (unsigned)ev->number;
+		const struct armpmu_event *v = armpmu_find(t, ev->name);
+		if (v && v->code != code) {
+			free(ev->errata);
+			ev->errata = xasprintf("%s numbers it 0x%x; %s has 0x%x (%s): lauka uses the vendor's", libpfm,
+					       code, label, v->code, v->name);
+			ev->number = code = v->code;
+			corrected++;
+		} else if (!v && !lists_code(t, code) && !ev->errata) {
+			ev->errata = xasprintf("%s lists no event 0x%x, which %s has: the core may not count it", label,
+					       code, libpfm);
+		}
+		ev->counters_mask = vendor_arm_counters(code, pmu->config_mask, cycle_bit);
+		ev->fixed_counter = -1;
+		if (v && !ev->description && v->description)
+			ev->description = xstrdup(v->description);
+	}
+	add_arm_names(pmu, t, label);
+	pmu_sort(pmu);
+	return corrected;
+}
+
+void vendor_arm_catalog(const struct armpmu_table *t, const char *name, struct lk_pmu *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = xstrdup("perfmon");
+	out->name = xstrdup(name);
+	out->marketing_name = xstrdup(t->cpu ? t->cpu : name);
+	out->arch = xstrdup("arm64");
+	/* Arm's PMUv3 cores have 6 general counters when the table does not say (Neoverse V2's) */
+	out->config_mask = general_mask(t->counters ? t->counters : 6);
+	out->fixed_mask = cycle_bit;
+	for (size_t i = 0; i < t->named; i++) {
+		const struct armpmu_event *v = &t->events[i];
+		if (v->for_driver || v->code == ARM_CHAIN)
+			continue;
+		struct lk_event ev = { .fixed_counter = -1, .perf_type = PERF_TYPE_RAW_ };
+		ev.name = v->name;
+		ev.description = v->description;
+		ev.number = v->code;
+		ev.counters_mask = vendor_arm_counters(v->code, out->config_mask, cycle_bit);
+		pmu_add_event(out, &ev);
+	}
+	pmu_sort(out);
+	for (size_t i = 0; i < t->named; i++)
+		if (t->events[i].trm_name && pmu_find(out, t->events[i].name) && !pmu_find(out, t->events[i].trm_name))
+			pmu_add_alias(out, t->events[i].trm_name, t->events[i].name);
+	vendor_arm_generic_aliases(out);
+}
+
+void vendor_arm_generic_aliases(struct lk_pmu *out)
+{
+	/* perf's generic names on Arm (Linux armv8_pmuv3_perf_map), to the row of the event's number */
+	static const struct { const char *alias; unsigned code; } generic[] = {
+		{ "cycles", 0x11 }, { "instructions", 0x08 }, { "branch-misses", 0x10 },
+		{ "cache-misses", 0x03 }, { "cache-references", 0x04 }, { "bus-cycles", 0x1d },
+		{ "stalled-cycles-frontend", 0x23 }, { "stalled-cycles-backend", 0x24 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(generic); i++) {
+		if (pmu_find(out, generic[i].alias))
+			continue;
+		for (size_t r = 0; r < out->nevents; r++)
+			if (raw_row(&out->events[r]) && out->events[r].number == generic[i].code) {
+				pmu_add_alias(out, generic[i].alias, out->events[r].name);
+				break;
+			}
+	}
+	pmu_sort(out);
+}
