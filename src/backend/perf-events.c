@@ -334,6 +334,15 @@ int perf_have_core_pmu(void)
 	return 0;
 }
 
+int perf_pmu_system_wide(const char *pmu, size_t len)
+{
+	char path[4096];
+	struct stat st;
+	if (!len || memchr(pmu, '/', len) || (len == 2 && !memcmp(pmu, "..", 2)) || (len == 1 && *pmu == '.'))
+		return 0;
+	return pathf(path, sizeof(path), "%s/%.*s/cpumask", sysfs_root(), (int)len, pmu) == 0 && stat(path, &st) == 0;
+}
+
 int perf_events_catalog(struct lk_pmu *pmu, char *err, size_t len)
 {
 	memset(pmu, 0, sizeof(*pmu));

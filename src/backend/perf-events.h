@@ -31,5 +31,12 @@ int perf_encode_terms(const char *terms, const struct perf_format *formats, size
 
 /* Is there a core PMU (cpu, cpu_core, armv8_pmuv3...)?  False on most VMs. */
 int perf_have_core_pmu(void);
+/*
+ * Does the PMU named by pmu[0..len) count per CPU or per package rather than
+ * per task?  Such a PMU (RAPL's "power", uncore PMUs) has a cpumask in sysfs,
+ * and the kernel refuses a per-task event on it with EINVAL (perf_event_open
+ * with pid >= 0 on a PMU whose task_ctx_nr is perf_invalid_context).
+ */
+int perf_pmu_system_wide(const char *pmu, size_t len);
 
 #endif

@@ -139,11 +139,20 @@ static void explain(struct lk_evsel *s, int e)
 		lk_errbuf(s->why, sizeof(s->why),
 			  "not permitted for this user (perf_event_paranoid=%d)", paranoid_level());
 		break;
-	case EINVAL:
+	case EINVAL: {
 		s->err = -LK_ENOTSUP;
-		lk_errbuf(s->why, sizeof(s->why), "the kernel rejected this event with these settings%s",
-			  s->ev->perf_type > PERF_TYPE_BREAKPOINT ? " (it may need kernel counting, i.e. root)" : "");
+		const char *slash = ev->perf_type > PERF_TYPE_BREAKPOINT ? strchr(ev->name, '/') : NULL;
+		if (slash && perf_pmu_system_wide(ev->name, (size_t)(slash - ev->name)))
+			lk_errbuf(s->why, sizeof(s->why),
+				  "the '%.*s' PMU counts per CPU, not per process (it has a cpumask in sysfs), and lauka "
+				  "counts only the measured command; perf stat -a counts it system-wide",
+				  (int)(slash - ev->name), ev->name);
+		else
+			lk_errbuf(s->why, sizeof(s->why), "the kernel rejected this event with these settings%s",
+				  ev->perf_type > PERF_TYPE_BREAKPOINT && geteuid() != 0 ?
+					  " (it may need kernel counting, i.e. root)" : "");
 		break;
+	}
 	default:
 		s->err = -LK_EIO;
 		lk_errbuf(s->why, sizeof(s->why), "perf_event_open: %s", strerror(e));
