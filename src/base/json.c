@@ -60,7 +60,7 @@ static int hex4(struct json_reader *j, unsigned *v)
 	return 0;
 }
 
-static void utf8(struct strbuf *sb, unsigned cp)
+void json_utf8(struct strbuf *sb, unsigned cp)
 {
 	char b[4];
 	size_t n;
@@ -124,7 +124,7 @@ int json_string(struct json_reader *j, struct strbuf *sb)
 			} else if (cp >= 0xdc00 && cp < 0xe000) {
 				return json_fail(j, "lone surrogate in \\u escape");
 			}
-			utf8(sb, cp);
+			json_utf8(sb, cp);
 			continue;
 		}
 		if (!*j->p || !k)

@@ -49,6 +49,8 @@ int json_object(struct json_reader *j, json_member_fn cb, void *ctx);
 /* Walk an array: for each element, cb(j, index, ctx) must read or skip it. */
 typedef int (*json_element_fn)(struct json_reader *j, size_t index, void *ctx);
 int json_array(struct json_reader *j, json_element_fn cb, void *ctx);
+/* Append code point cp (below 0x110000, not a surrogate) to sb as UTF-8. */
+void json_utf8(struct strbuf *sb, unsigned cp);
 /* Only white space left? Else fails with "text after the end of the ...". */
 int json_end(struct json_reader *j, const char *what);
 

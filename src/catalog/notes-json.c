@@ -13,6 +13,7 @@
  */
 #include "catalog/notes.h"
 #include "base/error.h"
+#include "base/json.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -175,32 +176,6 @@ static int hex4(const char *p)
 	return v;
 }
 
-static void put_utf8(struct strbuf *sb, unsigned cp)
-{
-	char b[4];
-	size_t n;
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xc0 | (cp >> 6));
-		b[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xe0 | (cp >> 12));
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (char)(0xf0 | (cp >> 18));
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	strbuf_add(sb, b, n);
-}
-
 /* One \uXXXX (with its low surrogate when it is a high one) as UTF-8; r->p after the 'u'. */
 static bool escape_u(struct rd *r, struct strbuf *sb)
 {
@@ -219,7 +194,7 @@ static bool escape_u(struct rd *r, struct strbuf *sb)
 		r->p += 6;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 	}
-	put_utf8(sb, (unsigned)cp);
+	json_utf8(sb, (unsigned)cp);
 	return true;
 }
 
