@@ -189,19 +189,16 @@ void armpmu_release(struct armpmu_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static int cmp_name(const void *key, const void *elem)
+{
+	return lk_strcasecmp(key, ((const struct armpmu_event *)elem)->name);
+}
+
 const struct armpmu_event *armpmu_find(const struct armpmu_table *t, const char *name)
 {
-	size_t lo = 0, hi = t->named;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = lk_strcasecmp(t->events[mid].name, name);
-		if (!c)
-			return &t->events[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	const struct armpmu_event *e = t->named ? bsearch(name, t->events, t->named, sizeof(*t->events), cmp_name) : NULL;
+	if (e)
+		return e;
 	for (size_t i = 0; i < t->n; i++)
 		if (t->events[i].trm_name && !lk_strcasecmp(t->events[i].trm_name, name))
 			return &t->events[i];
