@@ -230,8 +230,15 @@ static bool refused(const struct lk_counts *c, size_t n)
 /* Runs of one probe and scale tried before an event that was not counted is given up on. */
 #define CAL_NOT_COUNTED_TRIES 5
 
-/* Rounds a probe is measured again while an event reads non-linear on it (see unsettled()). */
+/*
+ * Rounds a probe is measured again while an event reads non-linear on it (see unsettled()).  They
+ * end sooner when the minimum has settled: CAL_FLAT_ROUNDS rounds in a row that lowered no count
+ * by more than CAL_SETTLED (a counter that really is not linear costs two extra rounds, not six;
+ * one flat round is not enough on a loaded machine, where the chase probe's time moves by half).
+ */
 #define CAL_EXTRA_ROUNDS 6
+#define CAL_FLAT_ROUNDS 2
+#define CAL_SETTLED 0.01
 
 static void mark(struct cal_event *e, enum calib_state st, const char *why)
 {
@@ -296,7 +303,8 @@ static bool open_pass(struct cal_run *cr, struct cal_event **live, size_t *nlive
  * three rounds on a loaded machine are not always enough to reach it: the
  * chase probe's 4x run read 1115-1672 ms of task-clock with four busy loops
  * beside it.  A counter that is truly not linear stays so however often it is
- * measured, so measuring again costs time, never a wrong "validated".
+ * measured, so measuring again costs time, never a wrong "validated"; and its
+ * minimum stops moving, which ends the extra rounds (CAL_FLAT_ROUNDS).
  */
 static bool unsettled(struct cal_event *const *live, size_t nlive, size_t p)
 {
@@ -326,6 +334,7 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 	uint64_t base[CALIB_MAX_PROBES];	/* the baseline's scale per probe */
 	for (size_t p = 0; p < CALIB_MAX_PROBES; p++)
 		base[p] = 1;
+	unsigned flat[CALIB_MAX_PROBES] = { 0 };	/* extra rounds in a row that lowered no count */
 	for (unsigned round = 0; open && ret == 0; round++) {
 		bool extra = round >= cr->reps;
 		if (extra && (cr->reps < 2 || round >= cr->reps + CAL_EXTRA_ROUNDS))
@@ -333,8 +342,9 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 		bool any = false;
 		for (size_t p = 0; p < cr->nprobes && ret == 0; p++) {
 			uint64_t n1 = cr->scales[p].n;
+			bool lowered = false;
 			if (extra) {
-				if (!unsettled(live, nlive, p))
+				if (flat[p] >= CAL_FLAT_ROUNDS || !unsettled(live, nlive, p))
 					continue;
 				if (!any)
 					cr->extra_rounds++;
@@ -393,10 +403,13 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 					cc->n0 = base[p];
 					double v = (double)c->value;
 					double *dst = k == 0 ? &cc->c0 : k == 1 ? &cc->c1 : &cc->c4;
+					lowered |= extra && v < *dst * (1 - CAL_SETTLED);
 					if (round == 0 || v < *dst)
 						*dst = v;
 				}
 			}
+			if (extra)
+				flat[p] = lowered ? 0 : flat[p] + 1;
 		}
 		if (extra && !any)
 			break;
