@@ -400,6 +400,17 @@ static int pragma_int(struct db *db, const char *sql, sqlite3_int64 *v, const ch
 	return rc == SQLITE_ROW ? 0 : fail(db, rc, what, err, len);
 }
 
+/* Test hooks: $NAME=MS sleeps that long (db.h names where). */
+static void test_delay(const char *name)
+{
+	const char *slow = getenv(name);
+	if (slow && *slow) {
+		unsigned long ms = strtoul(slow, NULL, 10);
+		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /*
  * Whose file is it?  Read before anything writes (no pragma that writes,
  * not even journal_mode): a file of another application stays byte for byte
@@ -409,12 +420,25 @@ static int pragma_int(struct db *db, const char *sql, sqlite3_int64 *v, const ch
 static int identify(struct db *db, int *version, bool *empty, char *err, size_t len)
 {
 	sqlite3_int64 app = 0, v = 0, objects = 0, ours = 0;
-	int r;
+	/*
+	 * One read transaction, so that the four answers are of one state of the file: read one by
+	 * one, a version of 0 from before another lauka's first commit and that commit's tables made
+	 * a lauka database look like another application's.  (BEGIN writes nothing; it takes its
+	 * snapshot at the first read.)
+	 */
+	int r = exec(db, "BEGIN", err, len);
+	if (r < 0)
+		return r;
 	if ((r = pragma_int(db, "PRAGMA application_id", &app, "reading the application id", err, len)) < 0 ||
 	    (r = pragma_int(db, "PRAGMA user_version", &v, "reading the schema version", err, len)) < 0 ||
+	    (test_delay("LAUKA_TEST_SLOW_IDENTIFY"), 0) ||
 	    (r = pragma_int(db, "SELECT count(*) FROM sqlite_master", &objects, "listing the tables", err, len)) < 0 ||
 	    (r = pragma_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-				"('pmu', 'event', 'alias', 'verdict', 'response')", &ours, "listing the tables", err, len)) < 0)
+				"('pmu', 'event', 'alias', 'verdict', 'response')", &ours, "listing the tables", err, len)) < 0) {
+		rollback(db);
+		return r;
+	}
+	if ((r = exec(db, "COMMIT", err, len)) < 0)
 		return r;
 	if (v < 0)
 		return unknown_version(db, v, err, len);
@@ -878,12 +902,8 @@ int db_import(struct db *db, const struct lk_pmu *const *pmus, size_t n, enum db
 		if (status)
 			status[i] = s;
 	}
-	const char *slow = getenv("LAUKA_TEST_SLOW_IMPORT");
-	if (wrote && slow && *slow) {
-		unsigned long ms = strtoul(slow, NULL, 10);
-		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-		nanosleep(&ts, NULL);
-	}
+	if (wrote)
+		test_delay("LAUKA_TEST_SLOW_IMPORT");
 	if ((r = exec(db, "COMMIT", err, len)) < 0)
 		rollback(db);
 	return r;

@@ -56,7 +56,9 @@ enum db_import_status { DB_IMPORT_SAME, DB_IMPORT_NEW, DB_IMPORT_CHANGED };
  * Store catalogues, all in one transaction: a catalogue is identified by
  * (kind, name); an unchanged sha256 changes nothing, a changed one replaces
  * its events and aliases.  status[i] (may be NULL) says which happened.
- * Test hook: $LAUKA_TEST_SLOW_IMPORT=MS sleeps that long before the commit.
+ * Test hook: $LAUKA_TEST_SLOW_IMPORT=MS sleeps that long before the commit
+ * (and $LAUKA_TEST_SLOW_IDENTIFY=MS in db_open, between reading a file's
+ * schema version and its tables).
  */
 /*
  * db_import without waiting for another process's write lock: -LK_EBUSY at

@@ -31,6 +31,16 @@ for i in 1 2 3 4; do
 	[ "$(grep -c . fresh$i.out)" -eq 8 ] || fail "first use $i listed: $(cat fresh$i.out)"
 done
 
+# A first use that looks at the new file while another creates its tables must see the file whole,
+# before or after (it reads the schema version, then the tables: one snapshot, or it would take lauka's
+# own half-read database for another application's).
+"$LAUKA" counters --backend rusage --db "$PWD/race.db" >/dev/null 2>&1 &
+p1=$!
+LAUKA_TEST_SLOW_IDENTIFY=600 "$LAUKA" counters --backend rusage --db "$PWD/race.db" >race.out 2>race.err &
+p2=$!
+wait $p1 || fail "the first user of race.db failed"
+wait $p2 || fail "a first use that looked while another created the tables failed: $(cat race.err)"
+
 # Kill an import of a changed file inside its transaction: the previous catalogue stays.
 LAUKA_TEST_SLOW_IMPORT=20000 "$LAUKA" counters --import tiny2.plist >c.out 2>c.err &
 c=$!
