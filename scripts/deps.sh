@@ -5,7 +5,7 @@
 #   scripts/deps.sh build   libraries to build lauka
 #   scripts/deps.sh check   + check, valgrind, plistutil, perf, hyperfine, qemu,
 #                             the aarch64 cross compiler, mandoc, zsh, fish,
-#                             bash-completion, python3, GNU time, rsvg-convert,
+#                             bash-completion, python3, strace, GNU time, rsvg-convert,
 #                             ruby (tests skip what is absent)
 #   scripts/deps.sh demo    build + valgrind
 #   scripts/deps.sh fuzz    build + clang and its libFuzzer runtime (make fuzz; CI)
@@ -72,6 +72,7 @@ check)
 	need_pkg zsh have zsh
 	need_pkg fish have fish
 	need_pkg python3 have python3
+	need_pkg strace have strace
 	need_pkg git have git
 	# /usr/bin/time -f %M: the peak_rss cross-check's reference
 	need_pkg time test -x /usr/bin/time
@@ -119,6 +120,7 @@ why() {
 	bash-completion) echo "the bash completion tests" ;;
 	zsh|fish) echo "the $1 completion tests" ;;
 	python3) echo "the tests' independent parsers and stand-ins" ;;
+	strace) echo "where the perf backend opens counters (outside the timed window)" ;;
 	git) echo "the git-notes baseline tests, make dist" ;;
 	time) echo "/usr/bin/time, the peak_rss cross-check" ;;
 	librsvg2-bin) echo "rsvg-convert: the plots render as valid SVG" ;;

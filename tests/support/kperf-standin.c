@@ -55,7 +55,21 @@ static struct {
 	size_t cap, head, n;
 	bool lost_pending;
 	uint64_t ticks, samples, records, lost;
+	long seen[64];		/* threads sampled before (for LAUKA_STANDIN_GLITCH_AT) */
+	size_t nseen;
+	bool glitched;
 } T;
+
+/* Was this thread sampled before?  Records it as sampled. */
+static bool sampled_before(long tid)
+{
+	for (size_t i = 0; i < T.nseen; i++)
+		if (T.seen[i] == tid)
+			return true;
+	if (T.nseen < sizeof(T.seen) / sizeof(T.seen[0]))
+		T.seen[T.nseen++] = tid;
+	return false;
+}
 
 static const char *state_file(void)
 {
@@ -338,6 +352,17 @@ static void log_sample(long tid, uint64_t t)
 	size_t n = S.thread_counting ? S.thread_values : KPC_MAX_COUNTERS;
 	size_t nrec = (n + 3) / 4;
 	uint64_t ts = now_ns();
+	/*
+	 * A6: one sample whose configurable counters went down (a P/E migration glitch): the first
+	 * sample from the LAUKA_STANDIN_GLITCH_AT-th on of a thread sampled before, its configurable
+	 * counters set to 1, below anything that thread counted already.  (Not "sample N" itself: which
+	 * thread that is, and whether its counters were halved below its last sample, moves with the
+	 * load on the machine.)
+	 */
+	long at = env_long("LAUKA_STANDIN_GLITCH_AT", 0);
+	bool before = sampled_before(tid);
+	bool glitch = at > 0 && !T.glitched && T.samples + 1 >= (uint64_t)at && before;
+	T.glitched |= glitch;
 	for (size_t r = 0; r < nrec; r++) {
 		struct kperf_kdbuf b;
 		memset(&b, 0, sizeof(b));
@@ -348,9 +373,8 @@ static void log_sample(long tid, uint64_t t)
 		for (size_t a = 0; a < 4; a++) {
 			size_t k = r * 4 + a;
 			b.arg[a] = k < n && S.thread_counting ? counter_value(k, t) : 0;
-			/* A6: one sample whose configurable counters went down (a P/E migration glitch). */
-			if (k >= 2 && T.samples + 1 == (uint64_t)env_long("LAUKA_STANDIN_GLITCH_AT", 0))
-				b.arg[a] /= 2;
+			if (glitch && k >= 2 && b.arg[a] > 1)
+				b.arg[a] = 1;
 		}
 		push(&b);
 	}

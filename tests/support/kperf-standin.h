@@ -91,8 +91,9 @@
  *                             between lauka's get and set: that set is EINVAL (A3a)
  *   LAUKA_STANDIN_BGTOOL=1    a background ktrace client (tailspind) is registered: the
  *                             parent process (ktrace.background_pid)
- *   LAUKA_STANDIN_GLITCH_AT=K  the K-th thread sample logged carries its configurable
- *                             counters halved: a drop, as a P/E migration glitch gives (A6)
+ *   LAUKA_STANDIN_GLITCH_AT=K  one thread sample, the first from the K-th on of a thread
+ *                             sampled before, carries its configurable counters as 1: a
+ *                             drop, as a P/E migration glitch gives (A6)
  *   LAUKA_STANDIN_PSHARE=F    fraction 0..1 of instructions retired on P-cores
  *                             (ri_pinstructions; default 1)
  *
