@@ -651,8 +651,10 @@ bool pfmcat_known(const char *name, char *model, size_t len)
 }
 
 /*
- * The vendor's table lauka ships for this model, laid over libpfm4's rows,
- * and rows of one encoding merged into one (catalog/vendor.h).
+ * An Arm model: Arm's table where lauka ships one (catalog/vendor-arm.h);
+ * without one (a64fx, thunderx2, ...) the PMUv3 counter rule alone, an empty
+ * table's: every event on the general counters, CPU_CYCLES also on the cycle
+ * counter.
  */
 static void apply_arm(struct lk_pmu *out)
 {
@@ -660,19 +662,25 @@ static void apply_arm(struct lk_pmu *out)
 	const char *text = vendor_arm_builtin(out->name, &len);
 	struct armpmu_table t;
 	char err[256];
-	if (text && armpmu_parse(text, len, &t, err, sizeof(err)) == 0) {
-		char *label = xasprintf("Arm's table (%s)", t.cpu ? t.cpu : out->name);
-		vendor_arm_apply(out, &t, label);
+	if (!text || armpmu_parse(text, len, &t, err, sizeof(err)) < 0)
+		memset(&t, 0, sizeof(t));
+	char *label = xasprintf("Arm's table (%s)", t.cpu ? t.cpu : out->name);
+	vendor_arm_apply(out, &t, label);
+	if (t.n) {
 		char *src = xasprintf("%s + %s", out->source, label);
 		free(out->source);
 		out->source = src;
-		free(label);
-		armpmu_release(&t);
 	}
+	free(label);
+	armpmu_release(&t);
 	pmu_sort(out);
 	vendor_merge_duplicates(out, NULL);
 }
 
+/*
+ * The vendor's table lauka ships for this model, laid over libpfm4's rows,
+ * and rows of one encoding merged into one (catalog/vendor.h).
+ */
 static void apply_vendor(struct lk_pmu *out, bool smt_off)
 {
 	if (pfmcat_is_arm(out->name)) {

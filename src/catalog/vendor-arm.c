@@ -120,7 +120,7 @@ size_t vendor_arm_apply(struct lk_pmu *pmu, const struct armpmu_table *t, const 
 					       code, label, v->code, v->name);
 			ev->number = code = v->code;
 			corrected++;
-		} else if (!v && !lists_code(t, code) && !ev->errata) {
+		} else if (!v && t->n && !lists_code(t, code) && !ev->errata) {
 			ev->errata = xasprintf("%s lists no event 0x%x, which %s has: the core may not count it", label,
 					       code, libpfm);
 		}
