@@ -300,9 +300,12 @@ static bool kperf_pass(struct doctor *d, int pass, const struct lk_event *first,
 	sel[0].explicit = sel[1].explicit = true;
 	struct backend_inst bi;
 	double t0 = now_ms();
-	if (backend_inst_open(&bi, &backend_kperf, sel, 2, why, sizeof(why)) < 0 || sel[0].err) {
+	int r = backend_inst_open(&bi, &backend_kperf, sel, 2, why, sizeof(why));
+	if (r < 0 || sel[0].err) {
 		add(d, "kperf open", V_FAIL, "the kpc configuration programs and kdebug sets up", "%s",
 		    sel[0].err ? sel[0].why : why);
+		if (r >= 0)
+			backend_inst_close(&bi);	/* opened without the first event: give the kernel state back now */
 		return false;
 	}
 	double open_ms = now_ms() - t0;
