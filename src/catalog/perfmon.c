@@ -177,35 +177,36 @@ static int header_member(struct json_reader *j, const char *key, void *ctx)
 	return r;
 }
 
+static int event_element(struct json_reader *j, size_t index, void *ctx)
+{
+	(void)index;
+	struct perfmon_table *t = ctx;
+	t->events = xrealloc(t->events, (t->n + 1) * sizeof(*t->events));
+	struct perfmon_event *e = &t->events[t->n++];
+	memset(e, 0, sizeof(*e));
+	e->fixed = -1;
+	struct ev_ctx c = { .e = e, .val = STRBUF_INIT };
+	int r = json_object(j, event_member, &c);
+	strbuf_release(&c.val);
+	if (r < 0)
+		return -1;
+	if (!e->name || !*e->name)
+		return json_fail(j, "an event without EventName");
+	if (!c.has_counter) {
+		char what[128];
+		snprintf(what, sizeof(what), "event '%.60s' has no Counter", e->name);
+		return json_fail(j, what);
+	}
+	if (!c.has_htoff)
+		e->counters_htoff = e->counters;
+	return 0;
+}
+
 static int events(struct json_reader *j, struct perfmon_table *t)
 {
-	if (!json_eat(j, '['))
+	if (json_peek(j) != '[')
 		return json_fail(j, "Events is not an array");
-	if (json_eat(j, ']'))
-		return 0;
-	do {
-		t->events = xrealloc(t->events, (t->n + 1) * sizeof(*t->events));
-		struct perfmon_event *e = &t->events[t->n++];
-		memset(e, 0, sizeof(*e));
-		e->fixed = -1;
-		struct ev_ctx c = { .e = e, .val = STRBUF_INIT };
-		int r = json_object(j, event_member, &c);
-		strbuf_release(&c.val);
-		if (r < 0)
-			return -1;
-		if (!e->name || !*e->name)
-			return json_fail(j, "an event without EventName");
-		if (!c.has_counter) {
-			char what[128];
-			snprintf(what, sizeof(what), "event '%.60s' has no Counter", e->name);
-			return json_fail(j, what);
-		}
-		if (!c.has_htoff)
-			e->counters_htoff = e->counters;
-	} while (json_eat(j, ','));
-	if (!json_eat(j, ']'))
-		return json_fail(j, "expected ',' or ']'");
-	return 0;
+	return json_array(j, event_element, t);
 }
 
 static int top_member(struct json_reader *j, const char *key, void *ctx)

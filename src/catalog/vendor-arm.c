@@ -3,6 +3,7 @@
  * (catalog/vendor-arm.h says what wins and why).
  */
 #include "catalog/vendor-arm.h"
+#include "catalog/vendor.h"
 #include "catalog/pfm.h"
 #include "base/util.h"
 
@@ -24,7 +25,7 @@
 
 const char *vendor_arm_builtin(const char *model, size_t *len)
 {
-	static const struct { const char *model; const char *text; size_t len; } tables[] = {
+	static const struct vendor_text tables[] = {
 		{ "arm_ac53", arm_cortex_a53_json, sizeof(arm_cortex_a53_json) - 1 },
 		{ "arm_ac57", arm_cortex_a57_json, sizeof(arm_cortex_a57_json) - 1 },
 		{ "arm_n1", arm_neoverse_n1_json, sizeof(arm_neoverse_n1_json) - 1 },
@@ -32,13 +33,7 @@ const char *vendor_arm_builtin(const char *model, size_t *len)
 		{ "arm_v1", arm_neoverse_v1_json, sizeof(arm_neoverse_v1_json) - 1 },
 		{ "arm_v2", arm_neoverse_v2_json, sizeof(arm_neoverse_v2_json) - 1 },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
-		if (model && !strcmp(model, tables[i].model)) {
-			*len = tables[i].len;
-			return tables[i].text;
-		}
-	*len = 0;
-	return NULL;
+	return vendor_text_find(tables, ARRAY_SIZE(tables), model, len);
 }
 
 uint64_t vendor_arm_counters(unsigned code, uint64_t general, uint64_t cycle_counter)

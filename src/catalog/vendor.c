@@ -15,20 +15,25 @@
 #include "intel-icl.json.inc"
 #include "intel-spr.json.inc"
 
-const char *vendor_builtin(const char *model, size_t *len)
+const char *vendor_text_find(const struct vendor_text *tables, size_t n, const char *model, size_t *len)
 {
-	static const struct { const char *model; const char *text; size_t len; } tables[] = {
-		{ "skl", intel_skl_json, sizeof(intel_skl_json) - 1 },
-		{ "icl", intel_icl_json, sizeof(intel_icl_json) - 1 },
-		{ "spr", intel_spr_json, sizeof(intel_spr_json) - 1 },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
+	for (size_t i = 0; i < n; i++)
 		if (model && !strcmp(model, tables[i].model)) {
 			*len = tables[i].len;
 			return tables[i].text;
 		}
 	*len = 0;
 	return NULL;
+}
+
+const char *vendor_builtin(const char *model, size_t *len)
+{
+	static const struct vendor_text tables[] = {
+		{ "skl", intel_skl_json, sizeof(intel_skl_json) - 1 },
+		{ "icl", intel_icl_json, sizeof(intel_icl_json) - 1 },
+		{ "spr", intel_spr_json, sizeof(intel_spr_json) - 1 },
+	};
+	return vendor_text_find(tables, ARRAY_SIZE(tables), model, len);
 }
 
 /*

@@ -181,24 +181,19 @@ static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t 
 	}
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *name = xasprintf("%.*s", (int)(strlen(base) - strlen(".json")), base);
-	if (armpmu_sniff(text, n)) {
-		struct armpmu_table a;
-		if (armpmu_parse(text, n, &a, e2, sizeof(e2)) < 0) {
-			lk_errbuf(err, len, "'%s' is not an Arm PMU event file: %s", path, e2);
-			free(name);
-			free(text);
-			return -LK_EINVAL;
-		}
+	bool arm = armpmu_sniff(text, n);
+	struct armpmu_table a;
+	struct perfmon_table t;
+	if ((arm ? armpmu_parse(text, n, &a, e2, sizeof(e2)) : perfmon_parse(text, n, &t, e2, sizeof(e2))) < 0) {
+		lk_errbuf(err, len, "'%s' is not an %s event file: %s", path, arm ? "Arm PMU" : "Intel perfmon", e2);
+		free(name);
+		free(text);
+		return -LK_EINVAL;
+	}
+	if (arm) {
 		vendor_arm_catalog(&a, name, out);
 		armpmu_release(&a);
 	} else {
-		struct perfmon_table t;
-		if (perfmon_parse(text, n, &t, e2, sizeof(e2)) < 0) {
-			lk_errbuf(err, len, "'%s' is not an Intel perfmon event file: %s", path, e2);
-			free(name);
-			free(text);
-			return -LK_EINVAL;
-		}
 		vendor_catalog(&t, name, out);
 		perfmon_release(&t);
 	}
