@@ -598,6 +598,49 @@ int kpc_set_thread_counting(uint32_t classes)
 	LOCKED(int, set_thread_counting(classes));
 }
 
+/*
+ * kpc_set_config and kpc_get_config as XNU answers them on Apple silicon
+ * (read at apple-oss-distributions/xnu tag xnu-11417.101.15, macOS 15.4):
+ * the kernel keeps no copy of the words; it programs registers and
+ * kpc_get_config rebuilds each word from them.
+ */
+#define CFG_EL0A32 0x10000u	/* kpc.c:181-185 CFGWORD_*_MASK */
+#define CFG_EL0A64 0x20000u
+#define CFG_EL1 0x40000u
+
+/* kpc.c:160-166: PMESR_PMC_MASK is 16 bits with CPMU_16BIT_EVENTS, else 8. */
+static uint64_t pmesr_mask(void)
+{
+	return env_is("LAUKA_STANDIN_EVENT16", "1") ? 0xffffu : 0xffu;
+}
+
+/*
+ * kpc.c:48-52 and :533: kpc_allows_counting_system is true on DEVELOPMENT
+ * and DEBUG kernels, PE_i_can_has_debugger() on release ones (false on a
+ * stock Mac); bsd/kern/kern_kpc.c:251-257: the sysctl path is the secure
+ * one (kpc_set_config_kernel).
+ */
+static bool kernel_countable(void)
+{
+	return env_is("LAUKA_STANDIN_DEVKERNEL", "1");
+}
+
+/* kpc.c:308-339 set_modes(): which PMCR1 enables a config word turns on (secure path). */
+static uint32_t modes_of(uint64_t w)
+{
+	bool allow_kernel = kernel_countable();	/* :310, secure */
+	uint32_t bits = 0;
+	if (w & CFG_EL0A32)
+		bits |= CFG_EL0A32;	/* :313-315 */
+	if (w & CFG_EL0A64)
+		bits |= CFG_EL0A64;	/* :316-318 */
+	if (allow_kernel && (w & CFG_EL1))
+		bits |= CFG_EL1;	/* :319-321: dropped when the kernel may not be counted */
+	if (bits == 0 && w != 0)	/* :328-331: the compatibility rule for a word without mode bits */
+		bits = allow_kernel ? CFG_EL0A32 | CFG_EL0A64 | CFG_EL1 : CFG_EL0A64;
+	return bits;
+}
+
 static int set_config(uint32_t classes, const uint64_t *config)
 {
 	int e = enter_kpc("kpc_set_config");
@@ -607,14 +650,29 @@ static int set_config(uint32_t classes, const uint64_t *config)
 		return fail_errno(EINVAL);
 	if (!forced())
 		return fail_errno(EPERM);	/* PMC5-7 belong to the power manager */
-	memcpy(S.config, config, sizeof(S.config));
+	/* kpc.c:947-961 kpc_set_config_arch(): the event field into PMESR, the modes into PMCR1. */
+	for (size_t k = 0; k < 8; k++) {
+		S.config[k] = config[k] & pmesr_mask();	/* :956-959 PMESR_EVT_ENCODE */
+		S.modes[k] = modes_of(config[k]);	/* :960 set_modes */
+	}
 	S.config_set = 1;
-	if (tamper("config"))
-		S.config[2] ^= 0x1;
+	if (tamper("config"))	/* the first programmed counter's event */
+		for (size_t k = 0; k < 8; k++)
+			if (S.config[k]) {
+				S.config[k] ^= 0x1;
+				break;
+			}
 	return 0;
 }
 
-/* kpc.config read: the words of the configurable counters (root). */
+/*
+ * kpc.config read (root): kpc_common.c:447-461 kpc_get_config() gives the
+ * fixed class's words first (none on arm64, kpc.c:563-566), then one word
+ * per configurable counter, each from kpc.c:454-501 get_counter_config():
+ * PMESR's event field, then the mode bits PMCR1 holds (:481-497; EL1 also
+ * sets EL3EN where there is no monitor, :488-491: not modelled, lauka
+ * accepts every mode bit there).
+ */
 static int get_config(uint32_t classes, uint64_t *config)
 {
 	int e = enter_kpc("kpc_get_config");
@@ -622,7 +680,8 @@ static int get_config(uint32_t classes, uint64_t *config)
 		return fail_errno(e);
 	if (!(classes & CONFIGURABLE))
 		return fail_errno(EINVAL);
-	memcpy(config, S.config, counter_count(CONFIGURABLE) * sizeof(uint64_t));
+	for (size_t k = 0; k < counter_count(CONFIGURABLE); k++)
+		config[k] = S.config[k] | S.modes[k];
 	return 0;
 }
 

@@ -84,8 +84,12 @@
  *                             PET period at least 2 ms)
  *   LAUKA_STANDIN_CPMU=1      another kernel client holds the CPU's PMU (macOS 14.4+,
  *                             kern_kpc.c cpc_hw_in_use): every kpc_* call is EBUSY (A4)
+ *   LAUKA_STANDIN_EVENT16=1   PMESR's event field is 16 bits wide (kpc.c CPMU_16BIT_EVENTS), not 8
+ *   LAUKA_STANDIN_DEVKERNEL=1 a DEVELOPMENT kernel: the kernel may be counted
+ *                             (kpc_allows_counting_system), so a bare word counts every mode
  *   LAUKA_STANDIN_TAMPER=F    another root process (kpc has no owner) reprograms F right
- *                             after lauka's own write: config (word 2), counting,
+ *                             after lauka's own write: config (the first programmed
+ *                             counter's event), counting,
  *                             thread_counting, period, samplers, pet, lightweight_pet (C2)
  *   LAUKA_STANDIN_ACTION_RACE=N  a background ktrace client raises the action count to N
  *                             between lauka's get and set: that set is EINVAL (A3a)
@@ -130,7 +134,15 @@ struct standin_state {
 	uint32_t counting, thread_counting;
 	uint32_t thread_values;		/* values per thread sample, frozen at kpc_set_thread_counting */
 	uint32_t thread_forced;		/* forced when it was frozen */
+	/*
+	 * The registers kpc_set_config writes and kpc_get_config reads back
+	 * (xnu-11417.101.15 osfmk/arm64/kpc.c), per configurable counter
+	 * (PMC2..PMC9): config[k] is PMESR's event field, modes[k] PMCR1's
+	 * enable bits for it, kept as the config word's mode bits (0x10000
+	 * EL0 A32, 0x20000 EL0 A64, 0x40000 EL1).
+	 */
 	uint64_t config[8];
+	uint32_t modes[8];
 	int config_set;
 	uint32_t action_count, timer_count;
 	uint32_t samplers, timer_action, pet_timer;

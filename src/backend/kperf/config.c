@@ -164,6 +164,10 @@ int kperf_config_build(struct kperf_config *c, struct lk_evsel *sel, size_t nsel
 	c->role = xcalloc(nsel ? nsel : 1, sizeof(*c->role));
 	for (size_t i = 0; i < nsel; i++)
 		c->slot[i] = SIZE_MAX;
+	uint32_t type = 0, subtype = 0, family = 0;
+	/* CPU_TYPE_X86_64 (mach/machine.h: CPU_TYPE_X86 7 | CPU_ARCH_ABI64): the x86 word layout. */
+	if (kperf_sys && kperf_sys->cpu_ids && kperf_sys->cpu_ids(&type, &subtype, &family) == 0)
+		c->x86 = (type & 0xffffff) == 7;
 	int r = f->kpep_db_create(NULL, &c->db);
 	if (r)
 		return kperf_kpep_error(r, errno, err, len);
@@ -193,6 +197,8 @@ int kperf_config_build(struct kperf_config *c, struct lk_evsel *sel, size_t nsel
 			if (k.cand_of[i] == SIZE_MAX || sel[i].err || k.pos[k.cand_of[i]] == SIZE_MAX)
 				continue;
 			c->slot[i] = c->kpc[k.pos[k.cand_of[i]]];
+			if (c->slot[i] < KPERF_MAX_COUNTERS && !c->name_at[c->slot[i]])
+				c->name_at[c->slot[i]] = sel[i].ev->name;
 			if (c->slot[i] == c->instr_idx)
 				c->role[i] = KPERF_ROLE_INSTRUCTIONS;
 			else if (c->slot[i] == c->cyc_idx)
@@ -203,7 +209,7 @@ int kperf_config_build(struct kperf_config *c, struct lk_evsel *sel, size_t nsel
 	return ret;
 }
 
-/* C2: one setting read back differs from what lauka wrote. */
+/* C2: a later read differs from what lauka programmed (or the kernel took at program time). */
 static int differs(char *err, size_t len, const char *field, unsigned long long got, unsigned long long want)
 {
 	lk_errbuf(err, len, "kpc read-back: %s is 0x%llx, lauka programmed 0x%llx: another root process "
@@ -212,29 +218,136 @@ static int differs(char *err, size_t len, const char *field, unsigned long long 
 	return -LK_EBUSY;
 }
 
-static int readback(const struct kperf_config *c, char *err, size_t len)
+/* The mode bits of an arm64 config word (xnu-11417.101.15 osfmk/arm64/kpc.c:181-185, CFGWORD_*). */
+#define CFG_EL0A32 0x10000ull
+#define CFG_EL0A64 0x20000ull
+#define CFG_EL1 0x40000ull
+#define CFG_MODES 0xf0000ull
+/*
+ * x86 IA32_PERFEVTSELx bits the kernel leaves as written: event select,
+ * unit mask, E, INV, CMASK (kpc_x86.c:357-385 writes word & 0xffc7ffff);
+ * not compared: USR/OS (mode), PC and AnyThread (cleared), INT and EN (set
+ * by the kernel when counting, kpc_x86.c:280).
+ */
+#define X86_KEPT 0xff84ffffull
+
+size_t kperf_config_fixed_words(bool x86)
+{
+	/* kpc_fixed_config_count(): osfmk/x86_64/kpc_x86.c:146 (1); osfmk/arm64/kpc.c:563 (0). */
+	return x86 ? 1 : 0;
+}
+
+bool kperf_config_word_ok(uint64_t want, uint64_t got, uint64_t event_mask, bool x86)
+{
+	if (!want)
+		return true;	/* an unused counter */
+	if (x86)
+		return (got & X86_KEPT) == (want & X86_KEPT);
+	if ((got & event_mask) != (want & event_mask))
+		return false;
+	if (got & ~(event_mask | CFG_MODES))
+		return false;	/* bits get_counter_config never sets */
+	uint64_t asked = want & (CFG_EL0A32 | CFG_EL0A64 | CFG_EL1);
+	/*
+	 * kpc.c:328-331: no mode bits in a nonzero word counts EL0 (A64) on a
+	 * release kernel, every mode where the kernel may be counted; so user
+	 * mode is on whenever lauka asked for it or for nothing.  EL1 may be
+	 * dropped (kpc.c:310, :319; secure on the user path,
+	 * bsd/kern/kern_kpc.c:257), never added when asked for neither.
+	 */
+	if ((!asked || (asked & CFG_EL0A64)) && !(got & CFG_EL0A64))
+		return false;
+	if (asked && (got & (CFG_EL0A32 | CFG_EL0A64)) & ~asked)
+		return false;
+	return true;
+}
+
+static uint32_t field_of(uint64_t w, const struct kperf_config *c)
+{
+	return (uint32_t)(w & (c->x86 ? 0xffffull : c->event_mask));
+}
+
+/* The counting classes through the seam with errno kept (the framework getters turn a failure into a sentinel). */
+static int counting_class(const char *name, uint32_t (*fw)(void), uint32_t *out, char *err, size_t len)
+{
+	int v = 0;
+	if (kperf_sys && kperf_sys->sysctl_int) {
+		int r = kperf_sys->sysctl_int(name, NULL, &v);
+		if (r < 0)
+			return kperf_errno_error(name, -r, err, len);
+		*out = (uint32_t)v;
+		return 0;
+	}
+	*out = fw();
+	return 0;
+}
+
+/*
+ * Read the settings back.  At program time (!c->have_kernel_words) a word
+ * is compared by its event field, and the kernel's answer becomes the
+ * reference; later the words must equal that reference exactly.
+ */
+static int readback(struct kperf_config *c, bool later, char *err, size_t len)
 {
 	const struct kperf_fns *f = &kperf_fn;
 	/* A class lauka needs switched off fails; an extra one changes the sample layout, which the count check catches. */
-	uint32_t v = f->kpc_get_counting();
+	uint32_t v = 0;
+	int r;
+	if ((r = counting_class("kpc.counting", f->kpc_get_counting, &v, err, len)))
+		return r;
 	if ((v & c->classes) != c->classes)
 		return differs(err, len, "kpc_get_counting (counting classes)", v, c->classes);
-	if (((v = f->kpc_get_thread_counting()) & c->classes) != c->classes)
+	if ((r = counting_class("kpc.thread_counting", f->kpc_get_thread_counting, &v, err, len)))
+		return r;
+	if ((v & c->classes) != c->classes)
 		return differs(err, len, "kpc_get_thread_counting (thread-counting classes)", v, c->classes);
 	if (!c->words_read_back || !c->nwords)
 		return 0;
 	uint64_t got[KPERF_MAX_COUNTERS] = { 0 };
 	errno = 0;
-	int r = f->kpc_get_config(c->classes, got);	/* the classes the words were written with */
+	r = f->kpc_get_config(c->classes, got);	/* the classes the words were written with */
 	int e = kperf_call_errno(r, errno);
 	if (e)
 		return kperf_errno_error("kpc_get_config", e, err, len);
-	for (size_t i = 0; i < c->nwords; i++)
-		if (got[i] != c->words[i]) {
-			char field[64];
-			snprintf(field, sizeof(field), "kpc_get_config word %zu", i);
-			return differs(err, len, field, (unsigned long long)got[i], (unsigned long long)c->words[i]);
+	size_t nfix = (c->classes & KPC_CLASS_FIXED_MASK) ? kperf_config_fixed_words(c->x86) : 0;
+	/* kpc counter index of configurable word i: after the fixed counters (2 on arm64; x86: the fixed words' count differs, so none named). */
+	size_t first_cfg = c->x86 ? SIZE_MAX : 2;
+	if (later && c->have_kernel_words) {
+		for (size_t i = 0; i < c->nwords; i++) {
+			if (got[i] == c->kernel_words[i])
+				continue;
+			char field[96];
+			if (i < nfix)
+				snprintf(field, sizeof(field), "the fixed counters' control word");
+			else
+				snprintf(field, sizeof(field), "kpc_get_config word %zu", i);
+			lk_errbuf(err, len, "kpc read-back: %s is 0x%llx, the kernel held 0x%llx when lauka programmed "
+				  "it: another root process reprogrammed the CPU counters since (kpc has no owner); "
+				  "the samples would not be the events asked for", field, (unsigned long long)got[i],
+				  (unsigned long long)c->kernel_words[i]);
+			return -LK_EBUSY;
 		}
+		return 0;
+	}
+	/* The fixed class's word (x86) is not lauka's to set: kpc_set_fixed_config is not implemented (kpc_x86.c:314-320). */
+	for (size_t i = nfix; i < c->nwords; i++) {
+		if (kperf_config_word_ok(c->words[i], got[i], c->event_mask, c->x86))
+			continue;
+		size_t ctr = first_cfg == SIZE_MAX ? SIZE_MAX : first_cfg + (i - nfix);
+		const char *name = ctr < KPERF_MAX_COUNTERS ? c->name_at[ctr] : NULL;
+		char where[64];
+		if (ctr != SIZE_MAX)
+			snprintf(where, sizeof(where), "counter %zu", ctr);
+		else
+			snprintf(where, sizeof(where), "configurable counter %zu", i - nfix);
+		lk_errbuf(err, len, "kpc read-back: the kernel holds event 0x%x on %s (word 0x%llx), lauka programmed "
+			  "0x%x%s%s%s: the kernel did not take the event as written, so lauka cannot count it here",
+			  (unsigned)field_of(got[i], c), where, (unsigned long long)got[i],
+			  (unsigned)field_of(c->words[i], c), name ? " (" : "", name ? name : "", name ? ")" : "");
+		return -LK_ENOTSUP;
+	}
+	memcpy(c->kernel_words, got, sizeof(got));
+	c->have_kernel_words = true;
 	return 0;
 }
 
@@ -288,7 +401,10 @@ int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t
 		return r;
 	/* C2: read every setting back (the forcing was read back above). */
 	c->words_read_back = f->kpc_get_config != NULL;
-	if ((r = readback(c, err, len)))
+	c->have_kernel_words = false;
+	if (!c->event_mask)
+		c->event_mask = 0xff;	/* the narrowest PMESR field (kpc.c:160-166) when the caller knows no better */
+	if ((r = readback(c, false, err, len)))
 		return r;
 	/*
 	 * The values per thread sample: fixed by kpc_set_thread_counting from
@@ -320,7 +436,7 @@ int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t
  * (kpc_get_curcpu_counters) and PMC5-7 are the power manager's again.
  * Not observed (no Mac): inferred from XNU's source.
  */
-int kperf_config_check(const struct kperf_config *c, char *err, size_t len)
+int kperf_config_check(struct kperf_config *c, char *err, size_t len)
 {
 	const struct kperf_fns *f = &kperf_fn;
 	int v = 0;
@@ -331,7 +447,7 @@ int kperf_config_check(const struct kperf_config *c, char *err, size_t len)
 		return kperf_errno_error("kpc_force_all_ctrs_get", e, err, len);
 	uint32_t now = f->kpc_get_counter_count(c->classes);
 	if (v && now == c->ncounters)
-		return readback(c, err, len);
+		return readback(c, true, err, len);
 	lk_errbuf(err, len, "the kpc counters changed since lauka programmed them: forced %s, counter count "
 		  "%zu, now %u (the power manager took counters back); the samples would not be the events asked for",
 		  v ? "still" : "no longer", c->ncounters, (unsigned)now);

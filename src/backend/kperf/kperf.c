@@ -179,6 +179,36 @@ static int kperf_catalog(struct lk_pmu *out, char *err, size_t len)
 	return kpep_parse_file(path, out, err, len);
 }
 
+/*
+ * The event field kpc_get_config answers with (PMESR: 8 bits, 16 on chips
+ * built with CPMU_16BIT_EVENTS, xnu-11417.101.15 osfmk/arm64/kpc.c:160-166):
+ * 16 when this cpu's kpep database has an event number above 0xff, read
+ * once per process; without the database, from the selection's events.
+ */
+static uint64_t event_field_mask(const struct lk_evsel *sel, size_t n)
+{
+	static uint64_t known;
+	if (known)
+		return known;
+	uint64_t max = 0;
+	struct lk_pmu pmu;
+	char err[256];
+	memset(&pmu, 0, sizeof(pmu));
+	if (kperf_catalog(&pmu, err, sizeof(err)) == 0) {
+		for (size_t i = 0; i < pmu.nevents; i++)
+			if (pmu.events[i].fixed_counter < 0 && pmu.events[i].number > max)
+				max = pmu.events[i].number;
+		pmu_release(&pmu);
+		known = max > 0xff ? 0xffff : 0xff;
+		return known;
+	}
+	pmu_release(&pmu);
+	for (size_t i = 0; i < n; i++)
+		if (sel[i].ev && sel[i].ev->fixed_counter < 0 && sel[i].ev->number > max)
+			max = sel[i].ev->number;
+	return max > 0xff ? 0xffff : 0xff;
+}
+
 static void kperf_close(void *priv);
 
 static int kperf_open(void *priv, struct lk_evsel *sel, size_t n, char *err, size_t len)
@@ -221,6 +251,7 @@ static int kperf_open(void *priv, struct lk_evsel *sel, size_t n, char *err, siz
 		any |= !sel[i].err;
 	if (!any)
 		return 0;	/* nothing countable: the caller drops or fails each event */
+	p->cfg.event_mask = event_field_mask(sel, n);
 	if ((r = kperf_config_program(&p->cfg, &forced_here, err, len)) < 0 ||
 	    (r = kperf_sampler_setup(&p->smp, p->cfg.ncounters, err, len)) < 0)
 		goto fail;
