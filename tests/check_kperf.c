@@ -1669,6 +1669,104 @@ START_TEST(test_readback_as_kernel_answers)
 }
 END_TEST
 
+/*
+ * The stand-in's framework getters and kpc/kperf rules, each as XNU (and,
+ * for the getters' sentinels, the decompiled kperf.framework) answers:
+ * a failed kpc.* read gives 0 / 0xFFFFFFFF / 0; every kpc.* read is EBUSY
+ * while another kernel client holds the CPMU (kern_kpc.c:417-419); a
+ * second forcing task gets EACCES (kpc_common.c:176-178); the PET timer's
+ * period is raised to the PET minimum (kptimer.c:676-679, :763-765).
+ */
+START_TEST(test_standin_framework_rules)
+{
+	typedef uint32_t (*u_v)(void);
+	typedef uint32_t (*u_u)(uint32_t);
+	setenv("LAUKA_STANDIN_CPMU", "1", 1);
+	use_standin();
+	u_v counting = (u_v)dlsym(standin_handle, "kpc_get_counting");
+	u_v thread_counting = (u_v)dlsym(standin_handle, "kpc_get_thread_counting");
+	u_u count = (u_u)dlsym(standin_handle, "kpc_get_counter_count");
+	const struct kperf_sys *sys = dlsym(standin_handle, KPERF_SYS_SYMBOL);
+	ck_assert(counting && thread_counting && count && sys);
+	errno = 0;
+	ck_assert_uint_eq(counting(), 0);
+	ck_assert_int_eq(errno, EBUSY);
+	ck_assert_uint_eq(thread_counting(), 0xFFFFFFFFu);
+	ck_assert_uint_eq(count(3), 0);
+	int v = 0;
+	ck_assert_int_eq(sys->sysctl_int("kpc.counting", NULL, &v), -EBUSY);
+	ck_assert_int_eq(sys->sysctl_int("kpc.force_all_ctrs", NULL, &v), -EBUSY);
+	unsetenv("LAUKA_STANDIN_CPMU");
+	/* Without root: kpc.counting and kpc.thread_counting need ktrace_read_check, the count is public. */
+	setenv("LAUKA_STANDIN_EUID", "501", 1);
+	ck_assert_uint_eq(counting(), 0);
+	ck_assert_uint_eq(thread_counting(), 0xFFFFFFFFu);
+	ck_assert_uint_eq(count(3), 7);
+	unsetenv("LAUKA_STANDIN_EUID");
+	setenv("LAUKA_STANDIN_FAIL", "kpc_get_counter_count=5", 1);
+	errno = 0;
+	ck_assert_uint_eq(count(3), 0);
+	ck_assert_int_eq(errno, EIO);
+	unsetenv("LAUKA_STANDIN_FAIL");
+
+	/* One forcing task at a time: the parent "holds" them (LAUKA_STANDIN_FORCED). */
+	kperf_lib_unload();
+	dlclose(standin_handle);
+	setenv("LAUKA_STANDIN_FORCED", "1", 1);
+	use_standin();
+	int (*force)(int) = (int (*)(int))dlsym(standin_handle, "kpc_force_all_ctrs_set");
+	errno = 0;
+	ck_assert_int_eq(force(1), -1);
+	ck_assert_int_eq(errno, EACCES);
+	unsetenv("LAUKA_STANDIN_FORCED");
+	kperf_lib_unload();
+	dlclose(standin_handle);
+
+	/* The PET timer's period is raised to the minimum, when it is set and when the timer becomes PET. */
+	use_standin();
+	typedef int (*i_u)(uint32_t);
+	typedef int (*i_uq)(uint32_t, uint64_t);
+	i_u timer_count = (i_u)dlsym(standin_handle, "kperf_timer_count_set");
+	i_uq period = (i_uq)dlsym(standin_handle, "kperf_timer_period_set");
+	i_u pet = (i_u)dlsym(standin_handle, "kperf_timer_pet_set");
+	ck_assert(timer_count && period && pet);
+	ck_assert_int_eq(timer_count(2), 0);
+	ck_assert_int_eq(period(1, 1000), 0);
+	ck_assert_uint_eq(state().timer_period, 1000);		/* not the PET timer yet */
+	ck_assert_int_eq(pet(1), 0);
+	ck_assert_uint_eq(state().timer_period, 1000000);	/* kptimer_set_pet_timerid */
+	ck_assert_int_eq(period(1, 5000), 0);
+	ck_assert_uint_eq(state().timer_period, 1000000);	/* kptimer_set_period, PET */
+	ck_assert_int_eq(period(1, 3000000), 0);
+	ck_assert_uint_eq(state().timer_period, 3000000);
+	ck_assert_int_eq(period(1, 0), 0);
+	ck_assert_uint_eq(state().timer_period, 0);		/* 0 is not raised */
+	kperf_lib_unload();
+	dlclose(standin_handle);
+}
+END_TEST
+
+/* The framework's sentinels are not values: a failed counter count is an error, and doctor shows it unreadable. */
+START_TEST(test_counter_count_sentinel)
+{
+	setenv("LAUKA_STANDIN_FAIL", "kpc_get_counter_count=16", 1);	/* EBUSY */
+	use_standin();
+	struct backend_inst bi;
+	char err[512] = "";
+	int r = open_branch(&bi, err, sizeof(err));
+	ck_assert_msg(r == -LK_EBUSY && strstr(err, "kpc_get_counter_count") && strstr(err, "kernel client") &&
+		      !strstr(err, "reports 0"), "open: %d %s", r, err);
+	struct kperf_answer a[KPERF_A_N];
+	char why[256];
+	ck_assert_int_eq(kperf_kernel_answers(a, why, sizeof(why)), 0);
+	ck_assert_msg(a[KPERF_A_COUNTERS].err && strstr(a[KPERF_A_COUNTERS].s, "unreadable"), "%s",
+		      a[KPERF_A_COUNTERS].s);
+	unsetenv("LAUKA_STANDIN_FAIL");
+	kperf_lib_unload();
+	dlclose(standin_handle);
+}
+END_TEST
+
 /* C4 (audit 4, A3a): a background client raises the action count between get and set: re-read, retry once. */
 START_TEST(test_c4_action_count_race)
 {
@@ -1817,6 +1915,8 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_c2_reprogrammed_between_open_and_attach);
 	tcase_add_test(tc, test_standin_config_registers);
 	tcase_add_test(tc, test_readback_as_kernel_answers);
+	tcase_add_test(tc, test_standin_framework_rules);
+	tcase_add_test(tc, test_counter_count_sentinel);
 	tcase_add_test(tc, test_c4_action_count_race);
 	tcase_add_test(tc, test_c5_kpc_ebusy_names_kernel_client);
 	tcase_add_test(tc, test_a7_pet_period_macos13);

@@ -510,7 +510,7 @@ int kpc_force_all_ctrs_get(int *v)
 	LOCKED(int, force_get(v));
 }
 
-/* kpc_common.c kpc_force_all_ctrs(): EACCES while another task holds them. */
+/* osfmk/kern/kpc_common.c:167-178 kpc_force_all_ctrs() (xnu-11417.101.15): EACCES while another task holds them. */
 static int force_set(int v)
 {
 	int e = enter_kpc("kpc_force_all_ctrs_set");
@@ -532,8 +532,37 @@ int kpc_force_all_ctrs_set(int v)
 	LOCKED(int, force_set(v));
 }
 
+/*
+ * The kpc.* sysctl behind a framework getter: bsd/kern/kern_kpc.c:397-419
+ * (xnu-11417.101.15): kpc.counting and kpc.thread_counting need
+ * ktrace_read_check (root, :404-411), kpc.counter_count is public
+ * (:399-403), and every kpc.* request is EBUSY while another kernel client
+ * has acquired the CPMU (:417-419).  0 or the errno.
+ */
+static int kpc_read_errno(const char *fn, bool public_read)
+{
+	int e = injected(fn);
+	if (e)
+		return e;
+	if (!public_read && standin_euid() != 0)
+		return EPERM;
+	return env_is("LAUKA_STANDIN_CPMU", "1") ? EBUSY : 0;
+}
+
+/*
+ * kperf.framework's getters return a value, not an error: on a failed
+ * sysctl kpc_get_counting gives 0, kpc_get_thread_counting 0xFFFFFFFF and
+ * kpc_get_counter_count 0 (with the sysctl's errno left set).  Closed
+ * source: read from a decompiled kperf.framework (EthanArbuckle/
+ * iPhone17-1_18.2_22C152_Restore, kperf.framework/kperf.m), not from Apple.
+ */
 static uint32_t get_counting(void)
 {
+	int e = kpc_read_errno("kpc_get_counting", false);
+	if (e) {
+		errno = e;
+		return 0;
+	}
 	return S.counting;
 }
 
@@ -544,6 +573,11 @@ uint32_t kpc_get_counting(void)
 
 static uint32_t get_thread_counting(void)
 {
+	int e = kpc_read_errno("kpc_get_thread_counting", false);
+	if (e) {
+		errno = e;
+		return 0xFFFFFFFFu;	/* the framework's sentinel (closed source, see above) */
+	}
 	return S.thread_counting;
 }
 
@@ -558,9 +592,19 @@ static uint32_t counter_count(uint32_t classes)
 	return (classes & FIXED ? 2u : 0u) + (classes & CONFIGURABLE ? (forced() ? 8u : 5u) : 0u);
 }
 
+static uint32_t get_counter_count(uint32_t classes)
+{
+	int e = kpc_read_errno("kpc_get_counter_count", true);
+	if (e) {
+		errno = e;
+		return 0;	/* the framework's sentinel (closed source, see above) */
+	}
+	return counter_count(classes);
+}
+
 uint32_t kpc_get_counter_count(uint32_t classes)
 {
-	LOCKED(uint32_t, counter_count(classes));
+	LOCKED(uint32_t, get_counter_count(classes));
 }
 
 static int set_counting(uint32_t classes)
@@ -827,6 +871,14 @@ static int timer_period_set(uint32_t timer, uint64_t ticks)
 	int e = timer_check("kperf_timer_period_set", timer);
 	if (e)
 		return fail_errno(e);
+	/*
+	 * osfmk/kperf/kptimer.c:666-686 kptimer_set_period() (xnu-11417.101.15):
+	 * the PET timer's nonzero period is raised to the PET minimum (:676-679;
+	 * 1 ms, :114-124).  Other timers' minimum (20 or 50 us) is not modelled:
+	 * lauka uses one timer, the PET one.
+	 */
+	if (timer == S.pet_timer && ticks != 0 && ticks < pet_min_ns())
+		ticks = pet_min_ns();
 	if (timer == 1)
 		S.timer_period = tamper("period") ? 10 * ticks : ticks;
 	return 0;
@@ -879,6 +931,9 @@ static int timer_pet_set(uint32_t timer)
 	if (e)
 		return fail_errno(e);
 	S.pet_timer = tamper("pet") ? 0 : timer;
+	/* kptimer.c:754-770 kptimer_set_pet_timerid(): the new PET timer's period is raised to the minimum (:763-765). */
+	if (S.pet_timer == 1 && S.timer_period < pet_min_ns())
+		S.timer_period = pet_min_ns();
 	return 0;
 }
 

@@ -267,6 +267,20 @@ static uint32_t field_of(uint64_t w, const struct kperf_config *c)
 	return (uint32_t)(w & (c->x86 ? 0xffffull : c->event_mask));
 }
 
+int kperf_counter_count(uint32_t classes, uint32_t *out, char *err, size_t len)
+{
+	errno = 0;
+	*out = kperf_fn.kpc_get_counter_count(classes);
+	if (*out || !classes)
+		return 0;
+	/* 0 for a nonzero class set is kperf.framework's answer to a failed sysctl, not a count. */
+	int e = errno ? errno : EIO;
+	char tmp[200];
+	int rc = kperf_errno_error("kpc_get_counter_count", e, tmp, sizeof(tmp));
+	lk_errbuf(err, len, "%s (kperf.framework answers 0 when the kpc.counter_count sysctl fails)", tmp);
+	return rc;
+}
+
 /* The counting classes through the seam with errno kept (the framework getters turn a failure into a sentinel). */
 static int counting_class(const char *name, uint32_t (*fw)(void), uint32_t *out, char *err, size_t len)
 {
@@ -411,9 +425,14 @@ int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t
 	 * the counter count at that moment (kpc_thread.c), which grows from
 	 * 2+5 to 2+8 on M1-M4 once the counters are forced (xnu-kperf.md F1).
 	 */
-	uint32_t now = f->kpc_get_counter_count(c->classes);
-	uint32_t frozen = f->kpc_get_counter_count(f->kpc_get_thread_counting());
-	if (now == 0 || now > KPERF_MAX_COUNTERS || now != frozen) {
+	uint32_t thread_classes = 0;
+	if ((r = counting_class("kpc.thread_counting", f->kpc_get_thread_counting, &thread_classes, err, len)))
+		return r;
+	uint32_t now = 0, frozen = 0;
+	if ((r = kperf_counter_count(c->classes, &now, err, len)) ||
+	    (r = kperf_counter_count(thread_classes, &frozen, err, len)))
+		return r;
+	if (now > KPERF_MAX_COUNTERS || now != frozen) {
 		lk_errbuf(err, len, "kpc reports %u counters for classes 0x%x but thread samples carry %u", (unsigned)now,
 			  (unsigned)c->classes, (unsigned)frozen);
 		return -LK_ENOTSUP;
@@ -445,7 +464,9 @@ int kperf_config_check(struct kperf_config *c, char *err, size_t len)
 	int e = kperf_call_errno(r, errno);
 	if (e)
 		return kperf_errno_error("kpc_force_all_ctrs_get", e, err, len);
-	uint32_t now = f->kpc_get_counter_count(c->classes);
+	uint32_t now = 0;
+	if ((r = kperf_counter_count(c->classes, &now, err, len)))
+		return r;
 	if (v && now == c->ncounters)
 		return readback(c, true, err, len);
 	lk_errbuf(err, len, "the kpc counters changed since lauka programmed them: forced %s, counter count "

@@ -84,5 +84,11 @@ int kperf_config_program(struct kperf_config *c, bool *forced, char *err, size_t
  */
 int kperf_config_check(struct kperf_config *c, char *err, size_t len);
 void kperf_config_free(struct kperf_config *c);
+/*
+ * kpc_get_counter_count(classes) into *out; 0 for nonzero classes is
+ * kperf.framework's sentinel for a failed sysctl: -LK_E* with err (the
+ * errno the sysctl left, EBUSY while another kernel client holds the PMU).
+ */
+int kperf_counter_count(uint32_t classes, uint32_t *out, char *err, size_t len);
 
 #endif

@@ -413,15 +413,16 @@ int kperf_probe(struct kperf_probe *out, char *why, size_t len)
 	int r = usable(why, len);
 	if (r < 0)
 		return r;
-	out->count_before = kperf_fn.kpc_get_counter_count(KPC_CLASS_FIXED_MASK | KPC_CLASS_CONFIGURABLE_MASK);
+	const uint32_t all = KPC_CLASS_FIXED_MASK | KPC_CLASS_CONFIGURABLE_MASK;
+	if ((r = kperf_counter_count(all, &out->count_before, why, len)) < 0)
+		return r;
 	if (!forced_here) {
 		if ((r = KPERF_CALL(kperf_fn.kpc_force_all_ctrs_set(1), "kpc_force_all_ctrs_set", why, len)) < 0)
 			return r;
 		arm_emergency();
 		forced_here = true;
 	}
-	out->count_after = kperf_fn.kpc_get_counter_count(KPC_CLASS_FIXED_MASK | KPC_CLASS_CONFIGURABLE_MASK);
-	return 0;
+	return kperf_counter_count(all, &out->count_after, why, len);
 }
 
 int kperf_action_count(uint32_t *out, char *why, size_t len)
@@ -475,8 +476,18 @@ int kperf_kernel_answers(struct kperf_answer out[KPERF_A_N], char *why, size_t l
 				snprintf(a->s, sizeof(a->s), "frameworks not loaded");
 				continue;
 			}
+			/* 0 is kperf.framework's answer to a failed sysctl, not a count. */
+			errno = 0;
 			uint32_t f = kperf_fn.kpc_get_counter_count(KPC_CLASS_FIXED_MASK);
-			uint32_t c = kperf_fn.kpc_get_counter_count(KPC_CLASS_CONFIGURABLE_MASK);
+			int ef = errno;
+			uint32_t c = f ? kperf_fn.kpc_get_counter_count(KPC_CLASS_CONFIGURABLE_MASK) : 0;
+			if (f && !c)
+				ef = errno;
+			if (!f || !c) {
+				a->err = ef ? -ef : -EIO;
+				snprintf(a->s, sizeof(a->s), "unreadable: %.50s", ef ? strerror(ef) : "the framework answered 0");
+				continue;
+			}
 			a->v = (long long)(f + c);
 			snprintf(a->s, sizeof(a->s), "%u+%u", (unsigned)f, (unsigned)c);
 			continue;
