@@ -58,14 +58,17 @@ clean oldversion
 # C10 (audit 4): Ctrl-C during a recording reaches xctrace as SIGINT, and lauka waits the backend's
 # grace (LAUKA_XCTRACE_GRACE, 15 s) for it to save, not the runner's 1 s (the old code SIGKILLed
 # xctrace 1 s in, while it was saving: the stand-in takes 2.5 s, as xctrace takes about that).
-LAUKA_STANDIN_SAVE_SECS=2.5 LAUKA_STANDIN_SAVED="$PWD/saved" "$LAUKA" --backend xctrace -m cycles -- "sleep 30.$$7" > c10.out 2> c10.err &
+# The stand-in touches c10.ready once its SIGINT handler is installed (a fixed wait after it
+# appeared raced a slow-starting python3 under load).
+rm -f c10.ready
+LAUKA_STANDIN_SAVE_SECS=2.5 LAUKA_STANDIN_SAVED="$PWD/saved" LAUKA_STANDIN_READY="$PWD/c10.ready" \
+	"$LAUKA" --backend xctrace -m cycles -- "sleep 30.$$7" > c10.out 2> c10.err &
 lpid=$!
 i=0
-until pgrep -f "xctrace-standin record .*sleep 30.$$7" >/dev/null; do	# the recording, not lauka itself
-	i=$((i + 1)); [ $i -gt 100 ] && { kill -9 $lpid; fail "C10: the recording never started"; }
+until [ -e c10.ready ]; do
+	i=$((i + 1)); [ $i -gt 300 ] && { kill -9 $lpid; fail "C10: the recording never started"; }
 	sleep 0.1
 done
-sleep 0.5
 start=$(date +%s)
 kill -INT $lpid
 wait $lpid
