@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "backend/xctrace/xctrace.h"
 #include "base/error.h"
+#include "base/capture.h"
 #include "base/probe-path.h"
 #include "base/sudo.h"
 #include "base/util.h"
@@ -158,23 +159,102 @@ static int record_alu(uint64_t *out, char *err, size_t len)
 	return r;
 }
 
+/* A check that could not run says nothing about xctrace's counts: the older verdict goes. */
+static void forget(void)
+{
+	char *p = state_path();
+	if (p && unlink(p) != 0 && errno != ENOENT) {
+		/* best effort: a verdict that cannot be removed stays as it was */
+	}
+	free(p);
+}
+
+/* Set name to value for the recording; restore() puts back what was there. */
+struct env_saved {
+	const char *name;
+	char *old;
+};
+
+static void env_push(struct env_saved *e, const char *name, const char *value)
+{
+	const char *v = getenv(name);
+	e->name = name;
+	e->old = v ? xstrdup(v) : NULL;
+	setenv(name, value, 1);
+}
+
+static void env_pop(struct env_saved *e)
+{
+	if (e->old)
+		setenv(e->name, e->old, 1);
+	else
+		unsetenv(e->name);
+	free(e->old);
+}
+
+unsigned xct_check_timeout(void)
+{
+	const char *v = getenv("LAUKA_XCTRACE_CHECK_TIMEOUT");
+	char *end = NULL;
+	long n = v && *v ? strtol(v, &end, 10) : -1;
+	return n > 0 && n <= 86400 && end && !*end ? (unsigned)n : XCT_CHECK_TIMEOUT;
+}
+
+/*
+ * xctrace stalls at an authorisation prompt nobody sees (over SSH) while
+ * developer tools access is disabled: `DevToolsSecurity -status` first.
+ * 0 to go on (enabled, or the tool missing or unclear), -LK_EPERM with err
+ * when it says disabled.
+ */
+static int devtools_enabled(char *err, size_t len)
+{
+	static const char *const argv[] = { "DevToolsSecurity", "-status", NULL };
+	char out[512] = "";
+	int code = 0;
+	if (lk_capture(argv, 10, out, sizeof(out), &code) < 0)
+		return 0;
+	if (strstr(out, "disabled")) {
+		lk_errbuf(err, len, "developer tools access is disabled (DevToolsSecurity -status): xctrace would wait "
+			  "at an authorisation prompt; enable it with 'sudo DevToolsSecurity -enable'");
+		return -LK_EPERM;
+	}
+	return 0;
+}
+
 int xct_check_run(struct xct_check *c, char *err, size_t len)
 {
 	memset(c, 0, sizeof(*c));
-	/* Manual mode whatever the caller set (calibrate records guided). */
-	const char *mode = getenv("LAUKA_XCTRACE_MODE");
-	char *saved = mode ? xstrdup(mode) : NULL;
-	setenv("LAUKA_XCTRACE_MODE", "manual", 1);
-	uint64_t counted = 0;
-	int r = record_alu(&counted, err, len);
-	if (saved) {
-		setenv("LAUKA_XCTRACE_MODE", saved, 1);
-		free(saved);
-	} else {
-		unsetenv("LAUKA_XCTRACE_MODE");
-	}
-	if (r < 0)
+	int r = devtools_enabled(err, len);
+	if (r < 0) {
+		forget();
 		return r;
+	}
+	/*
+	 * Manual mode whatever the caller set (calibrate records guided), and the
+	 * check's own watchdog instead of a recording's 1800 s: the probe runs
+	 * for under a second, so a longer wait is xctrace stalled.
+	 */
+	unsigned limit = xct_check_timeout();
+	const char *rec = getenv("LAUKA_XCTRACE_TIMEOUT");
+	long rl = rec && *rec ? strtol(rec, NULL, 10) : 0;
+	if (rl > 0 && (unsigned long)rl < limit)
+		limit = (unsigned)rl;	/* a shorter recording limit the user set still holds */
+	char secs[16];
+	snprintf(secs, sizeof(secs), "%u", limit);
+	struct env_saved mode, timeout;
+	env_push(&mode, "LAUKA_XCTRACE_MODE", "manual");
+	env_push(&timeout, "LAUKA_XCTRACE_TIMEOUT", secs);
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "xctrace self-check: recording lauka-probe alu with xctrace (stopped after %u s)...\n",
+			limit);
+	uint64_t counted = 0;
+	r = record_alu(&counted, err, len);
+	env_pop(&timeout);
+	env_pop(&mode);
+	if (r < 0) {
+		forget();
+		return r;
+	}
 	xct_check_judge(c, counted, XCT_CHECK_ITERATIONS);
 	keep(c);
 	return 0;

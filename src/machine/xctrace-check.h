@@ -22,6 +22,15 @@
 #define XCT_CHECK_ITERATIONS 100000000ull	/* alu iterations: 2e8 instructions */
 #define XCT_CHECK_TOLERANCE 0.02
 #define XCT_CHECK_STARTUP 5000000ull		/* instructions of exec and start-up allowed above 2N */
+/*
+ * The self-check's own watchdog (s; $LAUKA_XCTRACE_CHECK_TIMEOUT overrides):
+ * the probe runs for under a second, but xctrace's first recording after an
+ * Xcode install or update loads Instruments' packages first, which can take
+ * tens of seconds (inference: not measured), so the limit is two minutes,
+ * not the 1800 s a recording gets.  The one known stall (an authorisation
+ * prompt) is caught before recording, by DevToolsSecurity -status.
+ */
+#define XCT_CHECK_TIMEOUT 120u
 
 struct xct_check {
 	uint64_t counted, expected;	/* FIXED_INSTRUCTIONS from the export; 2N */
@@ -35,9 +44,12 @@ void xct_check_judge(struct xct_check *c, uint64_t counted, uint64_t iterations)
 /*
  * Run the check (a real recording, seconds) and keep its result.  Returns 0
  * when it ran (c->ok says how it went), or -LK_E* with err when it could not
- * run (no xctrace, no lauka-probe, the recording failed).
+ * run (no xctrace, no lauka-probe, developer tools access disabled, the
+ * recording failed or outlived the watchdog); then the kept result is removed.
  */
 int xct_check_run(struct xct_check *c, char *err, size_t len);
+/* The watchdog the check runs xctrace with: XCT_CHECK_TIMEOUT or $LAUKA_XCTRACE_CHECK_TIMEOUT. */
+unsigned xct_check_timeout(void);
 /* The kept result: 1 the last check failed (its reason in why), 0 it passed, -1 none kept. */
 int xct_check_last(char *why, size_t len);
 /* calibrate: run the check and say how it went (a warning when it failed or could not run). */

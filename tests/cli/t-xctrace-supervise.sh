@@ -77,3 +77,30 @@ rc=$?
 [ -e saved ] || fail "C10: xctrace was killed before it saved (grace too short): $(cat c10.err)"
 [ $(( $(date +%s) - start )) -le 12 ] || fail "C10: lauka took too long to stop"
 clean c10
+
+# The xctrace self-check (doctor) has its own watchdog, not a recording's 1800 s: xctrace hanging
+# (as at a permission prompt) fails the check within LAUKA_XCTRACE_CHECK_TIMEOUT, and a check that
+# could not run clears the last verdict, so record no longer calls the counts suspect on old news.
+verdict="$(dirname "$LAUKA_DB")/xctrace-check"
+LAUKA_STANDIN_ALU_FACTOR=0.7 run "$LAUKA" doctor --backend xctrace
+expect_rc 2; expect_out '^FAIL  xctrace self-check  *140150000 of 200000000'
+[ -e "$verdict" ] || fail "no verdict kept at $verdict"
+start=$(date +%s)
+LAUKA_STANDIN_MODE=hang LAUKA_XCTRACE_CHECK_TIMEOUT=2 run "$LAUKA" doctor --backend xctrace
+expect_rc 2; expect_out '^FAIL  xctrace self-check  *xctrace did not finish within 2 s'
+[ $(( $(date +%s) - start )) -le 40 ] || fail "the self-check's watchdog did not stop xctrace"
+[ ! -e "$verdict" ] || fail "the failed verdict outlived a check that could not run: $(cat "$verdict")"
+run "$LAUKA" --color never --backend xctrace -m cycles -- true
+expect_rc 0
+printf '%s\n' "$err" | grep -q suspect && fail "suspect after a check that could not run: $err"
+clean selfcheck-hang
+
+# Developer tools access disabled: DevToolsSecurity -status is read first, nothing is recorded.
+mkdir fakebin
+printf '#!/bin/sh\necho "Developer mode is currently disabled."\n' > fakebin/DevToolsSecurity
+chmod +x fakebin/DevToolsSecurity
+PATH="$PWD/fakebin:$PATH" LAUKA_STANDIN_LOG="$PWD/dts.log" run "$LAUKA" doctor --backend xctrace
+expect_rc 2; expect_out '^FAIL  xctrace self-check  *developer tools access is disabled .*sudo DevToolsSecurity -enable'
+grep -q ' record ' dts.log 2>/dev/null && fail "recorded although developer tools access is disabled: $(cat dts.log)"
+clean devtools
+exit 0
