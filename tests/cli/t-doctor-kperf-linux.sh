@@ -39,19 +39,26 @@ assert f["kperf actions"]["observed"].startswith("32 (set by another kperf clien
 # what could not be verified without a Mac is listed, each with what stands in for the evidence
 u = d["unverified"]
 assert len(u) >= 8 and all(x["what"] and x["instead"] for x in u), u
-for tag in ("N1", "N2", "N3", "N4", "R3", "N6", "Intel"):
-    assert any(tag in x["what"] for x in u), tag
+assert any("Intel" in x["what"] for x in u), u
+assert any("kpc_get_config" in x["what"] for x in u), u
+# no internal audit codes (N1, C2, A5, ...) in what users read
+import re
+for x in u:
+    for k in ("what", "instead"):
+        v = x.get(k) or ""
+        assert not re.search(r"\b(audit [0-9]|[ACDKNRX][0-9]{1,2}\b)", v), v
 ' || fail "doctor --json with 32 actions: $out"
 run "$LAUKA" doctor --backend kperf
 expect_out '^info  kperf actions  *[0-9]*'
 expect_out '^not verified without a Mac'
 
-# Without root: what rusage gives, and what sudo adds; exit 2.
+# Without root: what rusage gives, and what sudo adds.  rusage is the intended no-root set-up, so
+# kperf needing root is information, not a failure (exit 0).
 LAUKA_STANDIN_EUID=501 run "$LAUKA" doctor --backend kperf
-expect_rc 2
+expect_rc 0
 expect_out '^ok    rusage .*instructions [0-9]*, cycles [0-9]* of this process$'
-expect_out '^FAIL  kperf .*root'
-expect_err '^fix: sudo lauka doctor$'
+expect_out '^info  kperf .*needs root'
+expect_err '^tip: sudo lauka doctor checks kperf too'
 
 # The counters held by another live process (this shell): EACCES, named as such.
 LAUKA_STANDIN_STATE="$PWD/forced.state" LAUKA_STANDIN_FORCED=1 run "$LAUKA" doctor --backend kperf
@@ -128,10 +135,28 @@ expect_rc 2
 expect_out '^FAIL  kpc.counting  *unreadable: Device or resource busy'
 expect_out '^FAIL  cycle  .*held by another kernel client'
 
-# Without root: the public ktrace.* answers, the rest unreadable, and the fix.
+# Without root: the public ktrace.* answers, the rest "needs root", one FAIL (root), and the fix.
 LAUKA_STANDIN_STATE="$PWD/c1r.state" LAUKA_STANDIN_EUID=501 run "$LAUKA" doctor --macos
 expect_rc 2
 expect_out '^info  ktrace.state  *0$'
-expect_out '^FAIL  kperf.sampling  *unreadable: Operation not permitted$'
+expect_out '^info  kperf.sampling  *needs root$'
+expect_out '^info  cycle  *needs root$'
+[ "$(printf '%s\n' "$out" | grep -c '^FAIL')" -eq 1 ] || fail "more than one FAIL without root: $out"
+expect_out '^FAIL  root '
 expect_err '^fix: sudo lauka doctor --macos$'
+
+# Root, and a failure whose text mentions root (another root process rewrote kpc's counting
+# classes): no "sudo" fix for a user who is root already.
+LAUKA_STANDIN_STATE="$PWD/c1t.state" LAUKA_STANDIN_TAMPER=counting run "$LAUKA" doctor --macos
+expect_rc 2
+expect_out '^FAIL  cycle .*another root process'
+printf '%s\n' "$err" | grep -q 'fix: sudo' && fail "sudo suggested to root: $err"
+
+# Another program's output is shown escaped: a terminal escape from a tool on PATH does not reach the terminal.
+mkdir evilbin
+printf '#!/bin/sh\nprintf "/Applications/Xcode.app\\033[2J\\033]0;pwn\\007\\n"\n' > evilbin/xcode-select
+chmod +x evilbin/xcode-select
+PATH="$PWD/evilbin:$PATH" LAUKA_STANDIN_STATE="$PWD/c1e.state" run "$LAUKA" doctor --macos
+expect_out '^info  xcode-select -p  */Applications/Xcode.app\\x1b\[2J\\x1b\]0;pwn\\x07 (exit 0)$'
+printf '%s' "$out" | grep -q "$(printf '\033')" && fail "an escape reached the output"
 exit 0

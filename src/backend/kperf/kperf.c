@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The forced counters are held by this process from the first open() to exit (F3). */
 static bool forced_here;
@@ -425,6 +426,24 @@ int kperf_probe(struct kperf_probe *out, char *why, size_t len)
 	return kperf_counter_count(all, &out->count_after, why, len);
 }
 
+int kperf_release_forced(char *why, size_t len)
+{
+	if (!forced_here || !kperf_loaded())
+		return 0;
+	int r = KPERF_CALL(kperf_fn.kpc_force_all_ctrs_set(0), "kpc_force_all_ctrs_set", why, len);
+	if (r == 0)
+		forced_here = false;
+	return r;
+}
+
+unsigned kperf_euid(void)
+{
+	char why[256];
+	if (kperf_load_sys(why, sizeof(why)) < 0 && !kperf_sys)
+		return (unsigned)geteuid();
+	return kperf_sys->euid();
+}
+
 int kperf_action_count(uint32_t *out, char *why, size_t len)
 {
 	*out = 0;
@@ -448,7 +467,7 @@ static const struct {
 	[KPERF_A_KTRACE_OWNER] = { "ktrace.owning_pid", "the foreground owner", false },
 	[KPERF_A_KTRACE_BG] = { "ktrace.background_pid", "the background tool (tailspind on stock macOS, inference)", false },
 	[KPERF_A_KTRACE_BY] = { "ktrace.configured_by", "the process that last configured ktrace", true },
-	[KPERF_A_ACTIONS] = { "kperf.action.count", "never lowered until reboot; lauka keeps it (N1)", false },
+	[KPERF_A_ACTIONS] = { "kperf.action.count", "never lowered until reboot; lauka keeps it", false },
 	[KPERF_A_SAMPLING] = { "kperf.sampling", "0 when no kperf client runs", false },
 	[KPERF_A_LWPET] = { "kperf.lightweight_pet", "0 when no kperf client runs", false },
 	[KPERF_A_COUNTING] = { "kpc.counting", "0 when no kpc client runs", false },

@@ -52,6 +52,15 @@ int kperf_probe(struct kperf_probe *out, char *why, size_t len);
  */
 int kperf_action_count(uint32_t *out, char *why, size_t len);
 /*
+ * Release the counters this process forced (kperf_probe, an open), so that
+ * another counter user (Instruments, for the xctrace self-check) can force
+ * them: XNU refuses a second forcing task (kpc_common.c:176-178).  0 when
+ * nothing was held.
+ */
+int kperf_release_forced(char *why, size_t len);
+/* The effective uid as the kperf seam reports it (geteuid, or the stand-in's). */
+unsigned kperf_euid(void);
+/*
  * C1 (audit 4): the kernel's answers `lauka doctor --macos` prints, read
  * only (nothing is written; reading ktrace.* needs no root, kperf.* and kpc.*
  * do).  Each is a sysctl through the backend's seam, so the model of XNU
