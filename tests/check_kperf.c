@@ -1767,6 +1767,25 @@ START_TEST(test_counter_count_sentinel)
 }
 END_TEST
 
+/*
+ * XNU lets one task hold the forced counters (kpc_common.c:176-178): doctor
+ * releases what its kperf pass forced before the xctrace self-check, whose
+ * Instruments forces them too.
+ */
+START_TEST(test_release_forced_for_another_user)
+{
+	use_standin();
+	struct kperf_probe pr;
+	char why[256] = "";
+	ck_assert_msg(kperf_probe(&pr, why, sizeof(why)) == 0, "probe: %s", why);
+	ck_assert(state().force_all);
+	ck_assert_int_eq(kperf_release_forced(why, sizeof(why)), 0);
+	ck_assert(!state().force_all);
+	ck_assert_int_eq(kperf_release_forced(why, sizeof(why)), 0);	/* nothing held: nothing to do */
+	ck_assert_uint_eq(kperf_euid(), 0);
+}
+END_TEST
+
 /* C4 (audit 4, A3a): a background client raises the action count between get and set: re-read, retry once. */
 START_TEST(test_c4_action_count_race)
 {
@@ -1917,6 +1936,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_readback_as_kernel_answers);
 	tcase_add_test(tc, test_standin_framework_rules);
 	tcase_add_test(tc, test_counter_count_sentinel);
+	tcase_add_test(tc, test_release_forced_for_another_user);
 	tcase_add_test(tc, test_c4_action_count_race);
 	tcase_add_test(tc, test_c5_kpc_ebusy_names_kernel_client);
 	tcase_add_test(tc, test_a7_pet_period_macos13);
