@@ -995,8 +995,14 @@ START_TEST(test_xcode_discovery)
 					"/Applications/Xcode-16.2.app/Contents/Developer", why, sizeof(why)));
 	ck_assert_msg(strstr(why, "Command Line Tools (/Library/Developer/CommandLineTools)") &&
 		      strstr(why, "\nfix: sudo xcode-select -s /Applications/Xcode-16.2.app/Contents/Developer"), "%s", why);
+	/* No Xcode installed: selecting a path that does not exist would fail; install first. */
 	ck_assert(xctrace_xcode_problem(NULL, "/Library/Developer/CommandLineTools", "", why, sizeof(why)));
-	ck_assert_msg(strstr(why, "\nfix: sudo xcode-select -s /Applications/Xcode.app/Contents/Developer"), "%s", why);
+	ck_assert_msg(strstr(why, "no Xcode is installed") && strstr(why, "\nfix: install Xcode (App Store), then sudo "
+		      "xcode-select -s /Applications/Xcode.app/Contents/Developer"), "%s", why);
+	/* A new Xcode's first-launch components: xcrun names xcodebuild -runFirstLaunch. */
+	ck_assert(xctrace_xcode_problem("xcrun: error: Xcode requires additional components to be installed in "
+					"order to run. Run 'xcodebuild -runFirstLaunch'.", NULL, NULL, why, sizeof(why)));
+	ck_assert_msg(strstr(why, "\nfix: sudo xcodebuild -runFirstLaunch"), "%s", why);
 	ck_assert(!xctrace_xcode_problem("xctrace version 16.0", "/Applications/Xcode.app/Contents/Developer", NULL, why,
 					 sizeof(why)));
 }

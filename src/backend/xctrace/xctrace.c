@@ -407,10 +407,21 @@ bool xctrace_xcode_problem(const char *output, const char *devdir, const char *s
 			  "fix: sudo xcodebuild -license accept");
 		return true;
 	}
+	/* A new Xcode whose components are not installed yet: xcrun names xcodebuild -runFirstLaunch. */
+	if (output && (contains_ci(output, "runFirstLaunch") || contains_ci(output, "additional components"))) {
+		lk_errbuf(why, len, "Xcode has not finished installing its components, so xcrun cannot run xctrace\n"
+			  "fix: sudo xcodebuild -runFirstLaunch");
+		return true;
+	}
 	if (devdir && strstr(devdir, "CommandLineTools")) {
-		lk_errbuf(why, len, "xcode-select points at the Command Line Tools (%s), which have no Instruments: "
-			  "xctrace needs a full Xcode\nfix: sudo xcode-select -s %s", devdir,
-			  suggest && *suggest ? suggest : "/Applications/Xcode.app/Contents/Developer");
+		if (suggest && *suggest)
+			lk_errbuf(why, len, "xcode-select points at the Command Line Tools (%s), which have no Instruments: "
+				  "xctrace needs a full Xcode\nfix: sudo xcode-select -s %s", devdir, suggest);
+		else	/* no Xcode in /Applications: a path to select does not exist yet */
+			lk_errbuf(why, len, "xcode-select points at the Command Line Tools (%s), which have no Instruments, "
+				  "and no Xcode is installed in /Applications: xctrace needs a full Xcode\n"
+				  "fix: install Xcode (App Store), then sudo xcode-select -s "
+				  "/Applications/Xcode.app/Contents/Developer", devdir);
 		return true;
 	}
 	return false;
@@ -545,7 +556,8 @@ static int check_version(struct xctrace_priv *p, char *why, size_t len)
 			return -LK_ENOTSUP;
 		}
 		last_line(out, tail, sizeof(tail));
-		lk_errbuf(why, len, "'xctrace version' failed (exit %d): %s", code, tail[0] ? tail : "no output");
+		lk_errbuf(why, len, "'xctrace version' failed (exit %d): %s\ntip: open Xcode once (it finishes setting "
+			  "itself up), then retry", code, tail[0] ? tail : "no output");
 		free(out);
 		return -LK_ENOTSUP;
 	}

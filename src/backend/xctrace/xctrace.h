@@ -65,9 +65,10 @@ int xctrace_parse_version(const char *out, char *ver, size_t len);
 int xctrace_developer_dir_of(const char *xctrace_path, char *out, size_t len);
 /*
  * What an Xcode set-up problem looks like from xcrun's output and the
- * selected developer directory: the licence not accepted, or the Command
+ * selected developer directory: the licence not accepted, components a new
+ * Xcode has not installed yet (xcodebuild -runFirstLaunch), or the Command
  * Line Tools selected (no Instruments; `suggest` is a full Xcode's developer
- * directory to select).  true with a message and a second line
+ * directory to select, "" or NULL when none is installed: install one).  true with a message and a second line
  * "fix: ..." in why; false when neither.  Pure.
  */
 bool xctrace_xcode_problem(const char *output, const char *devdir, const char *suggest, char *why, size_t len);
