@@ -18,6 +18,16 @@ expect_rc 0
 expect_out '^l1d_cache_miss_ld_nonspec '; expect_out '^core_active_cycle '
 row_of 1 l1d_cache_miss_ld_nonspec | grep -q '(scaled, [0-9.]*% counted)' || fail "sampled count not marked as scaled"
 
+# kpc_get_config answers as XNU's get_counter_config (the stand-in's register model): mode bits the
+# kernel sets are accepted (above), also on a development kernel.  A counter whose event is not the
+# one programmed is named with both events, and nobody is blamed or asked to quit.
+LAUKA_STANDIN_DEVKERNEL=1 run "$LAUKA" --color never --backend kperf -m inst_branch -- "$LAUKA_BUILD/kperf-spin 10"
+expect_rc 0
+LAUKA_STANDIN_TAMPER=config run "$LAUKA" --color never --backend kperf -m inst_branch -- "$LAUKA_BUILD/kperf-spin 10"
+expect_rc 2
+expect_err '^error: kperf backend: kpc read-back: the kernel holds event 0x8c on counter [0-9]* (word 0x2008c), lauka programmed 0x8d ([A-Za-z_]*)'
+printf '%s\n' "$err" | grep -q 'another\|quit the other' && fail "blamed another process: $err"
+
 # N1 (audit 3): another kperf client set 32 actions since boot; XNU never lowers the count and
 # kperf_reset keeps it, so the code that set 1 failed here with "'kperf_action_count_set': Invalid
 # argument" until a reboot.

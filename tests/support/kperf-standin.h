@@ -14,6 +14,20 @@
  *              (without forcing: PMC0-4, PMC8-9, packed).  Forcing while
  *              another live process holds the forced counters is EACCES;
  *              the kernel releases them when the holder dies.
+ *   config     kpc_set_config keeps no words: it programs an event field
+ *              (8 bits, 16 with LAUKA_STANDIN_EVENT16) and mode enables per
+ *              counter, and kpc_get_config rebuilds each word from them, as
+ *              XNU's get_counter_config does: a nonzero word without mode bits
+ *              reads back with EL0A64 (0x20000), EL1 (0x40000) is dropped on
+ *              a release kernel (xnu-11417.101.15 osfmk/arm64/kpc.c:308-339,
+ *              :454-501; file:line at each rule in kperf-standin.c).
+ *   getters    kpc_get_counting / kpc_get_thread_counting /
+ *              kpc_get_counter_count answer kperf.framework's sentinels (0,
+ *              0xFFFFFFFF, 0) when their kpc.* sysctl fails: without root
+ *              (the count is public), while the CPMU is held (EBUSY), or
+ *              injected; the sentinels are closed source (a decompiled
+ *              framework).  The PET timer's period is raised to the PET
+ *              minimum when set and when the timer becomes the PET one.
  *   kperf      actions are 1-based, timers 0-based; a timer at or above the
  *              count, an action above it, or shrinking the action count is
  *              EINVAL; timer and PET writes while sampling are EBUSY;
