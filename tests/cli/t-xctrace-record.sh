@@ -158,7 +158,12 @@ printf '#!/bin/sh\necho /Library/Developer/CommandLineTools\n' > fake/xcode-sele
 PATH="$PWD/fake:$PATH" run env -u LAUKA_XCTRACE_TEMPLATE -u DEVELOPER_DIR "$LAUKA" --color never --backend xctrace -m cycles -- 'touch ran'
 expect_rc 2
 expect_err "^error: xctrace backend: xcode-select points at the Command Line Tools (/Library/Developer/CommandLineTools), which have no Instruments"
-expect_err '^fix: sudo xcode-select -s /Applications/Xcode.*\.app/Contents/Developer$'
+# With no Xcode in /Applications (as here), the path to select does not exist yet: install first.
+if ls -d /Applications/Xcode*.app/Contents/Developer >/dev/null 2>&1; then
+	expect_err '^fix: sudo xcode-select -s /Applications/Xcode.*\.app/Contents/Developer$'
+else
+	expect_err '^fix: install Xcode (App Store), then sudo xcode-select -s /Applications/Xcode.app/Contents/Developer$'
+fi
 [ ! -e ran ] || fail "ran with the Command Line Tools selected"
 clean
 # The licence not accepted: xcrun refuses every tool until it is; said so, with the fix line.
