@@ -1584,6 +1584,27 @@ static const struct word_case {
 	{ "x86: another umask", 0x4301c0, 0x5300c0, 0xff, true, false },
 };
 
+/* The event field's width comes from the kpep database: 16 bits once an event number needs them. */
+START_TEST(test_event_mask_from_database)
+{
+	struct lk_event evs[3];
+	memset(evs, 0, sizeof(evs));
+	evs[0].fixed_counter = 0;
+	evs[0].number = 0x1234;	/* a fixed event's number does not count */
+	evs[1].fixed_counter = -1;
+	evs[1].number = 0x8c;
+	evs[2].fixed_counter = -1;
+	evs[2].number = 0xcb;
+	struct lk_pmu pmu;
+	memset(&pmu, 0, sizeof(pmu));
+	pmu.events = evs;
+	pmu.nevents = 3;
+	ck_assert_uint_eq(kperf_event_mask_of(&pmu), 0xff);
+	evs[2].number = 0x1cb;
+	ck_assert_uint_eq(kperf_event_mask_of(&pmu), 0xffff);
+}
+END_TEST
+
 START_TEST(test_word_rule_table)
 {
 	const struct word_case *t = &word_cases[_i];
@@ -1900,6 +1921,7 @@ Suite *kperf_suite(void)
 	tcase_add_test(tc, test_stale_table);
 	tcase_add_test(tc, test_macos_fixtures);
 	tcase_add_loop_test(tc, test_word_rule_table, 0, (int)ARRAY_SIZE(word_cases));
+	tcase_add_test(tc, test_event_mask_from_database);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("standin");

@@ -186,6 +186,15 @@ static int kperf_catalog(struct lk_pmu *out, char *err, size_t len)
  * 16 when this cpu's kpep database has an event number above 0xff, read
  * once per process; without the database, from the selection's events.
  */
+uint64_t kperf_event_mask_of(const struct lk_pmu *pmu)
+{
+	uint64_t max = 0;
+	for (size_t i = 0; i < pmu->nevents; i++)
+		if (pmu->events[i].fixed_counter < 0 && pmu->events[i].number > max)
+			max = pmu->events[i].number;
+	return max > 0xff ? 0xffff : 0xff;
+}
+
 static uint64_t event_field_mask(const struct lk_evsel *sel, size_t n)
 {
 	static uint64_t known;
@@ -196,11 +205,8 @@ static uint64_t event_field_mask(const struct lk_evsel *sel, size_t n)
 	char err[256];
 	memset(&pmu, 0, sizeof(pmu));
 	if (kperf_catalog(&pmu, err, sizeof(err)) == 0) {
-		for (size_t i = 0; i < pmu.nevents; i++)
-			if (pmu.events[i].fixed_counter < 0 && pmu.events[i].number > max)
-				max = pmu.events[i].number;
+		known = kperf_event_mask_of(&pmu);
 		pmu_release(&pmu);
-		known = max > 0xff ? 0xffff : 0xff;
 		return known;
 	}
 	pmu_release(&pmu);

@@ -58,6 +58,12 @@ int kperf_action_count(uint32_t *out, char *why, size_t len);
  * nothing was held.
  */
 int kperf_release_forced(char *why, size_t len);
+/*
+ * The event field kpc_get_config answers with, from a kpep database: 0xffff
+ * when a configurable event's number is above 0xff (a chip with 16-bit
+ * PMESR fields), else 0xff.  Pure.
+ */
+uint64_t kperf_event_mask_of(const struct lk_pmu *pmu);
 /* The effective uid as the kperf seam reports it (geteuid, or the stand-in's). */
 unsigned kperf_euid(void);
 /*
