@@ -152,6 +152,7 @@ struct record_cmd {
 	bool *check_ok;				/* [run], with --check */
 	int *codes;				/* [run] exit status of each measured run */
 	size_t ignored;				/* runs with a non-zero status that -i or --ok-exit-codes accepted */
+	size_t lingering;			/* runs after which its process group still had members */
 	double user_ns, sys_ns;			/* CPU times of the measured runs, summed (wait4's rusage) */
 	double elapsed_ns;			/* real time of its measured runs, lauka's own cost included */
 	size_t checks_passed;

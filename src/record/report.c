@@ -176,6 +176,11 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 	}
 	runs_identical_note(rec, c, index);
 	collect_note(rec, c, index);
+	if (c->lingering)
+		warning("command %u left processes running after it exited (%zu of its %zu runs, warm-ups included: "
+			"its process group still had members); they were counted only until the command exited, "
+			"as perf stat counts (doc/linux.md, How perf counts a command)",
+			index, c->lingering, c->done + (size_t)c->warmups);
 	/* Direct process only; user mode (kperf, macOS rusage); xctrace's failed self-check (A2/C7). */
 	if (c != &rec->shell_cost) {
 		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);
