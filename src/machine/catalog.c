@@ -180,12 +180,36 @@ static void arm_generic_counters(struct lk_pmu *pmu, size_t n, uint64_t mask, ui
 {
 	for (size_t i = 0; i < n; i++) {
 		struct lk_event *e = &pmu->events[i];
-		bool sysfs_cpu = e->perf_type >= 6 && !strncmp(e->name, "armv8", 5);
+		bool sysfs_cpu = e->perf_type >= 6 && (!strncmp(e->name, "armv8", 5) || !strncmp(e->name, "armv9", 5));
 		/* cycles (PERF_COUNT_HW_CPU_CYCLES, 0) and the PMU's own cpu_cycles may also take the cycle counter */
 		bool cycles = (e->perf_type == 0 && e->number == 0) || (sysfs_cpu && e->number == ARMPMU_CPU_CYCLES);
 		if (!e->counters_mask && e->fixed_counter < 0 && (e->perf_type == 0 /* HARDWARE */ || sysfs_cpu))
 			e->counters_mask = cycles ? vendor_arm_counters(ARMPMU_CPU_CYCLES, mask, cycle_counter) : mask;
 	}
+}
+
+/*
+ * An Arm core PMU libpfm4 has no model for (Cortex-A72, A76, A35, AmpereOne, QEMU's max), or
+ * whose model gave no counters: the driver's own count, measured as doctor measures it (a group
+ * grows until the kernel refuses it: the general counters plus the cycle counter), so that record,
+ * --check, --passes and calibrate's plan never hand the kernel more events than it can count at
+ * once (issue 36 P3).  cycles and the PMU's cpu_cycles (0x11) may take the cycle counter; every
+ * other hardware event a general counter.
+ */
+static void arm_driver_counters(struct lk_pmu *pmu)
+{
+#ifdef __linux__
+	if (!pmu->arch || strcmp(pmu->arch, "arm64") || pmu->config_mask || pmu->fixed_mask || !kernel_core_pmu())
+		return;
+	int n = perf_group_counters();
+	if (n < 2 || n > 33)
+		return;
+	pmu->config_mask = (UINT64_C(1) << (n - 1)) - 1;
+	pmu->fixed_mask = UINT64_C(1) << PFMCAT_FIXED_BASE;
+	arm_generic_counters(pmu, pmu->nevents, pmu->config_mask, pmu->fixed_mask);
+#else
+	(void)pmu;
+#endif
 }
 
 /*
@@ -241,6 +265,8 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char **note, cha
 		pmu_sort(pmu);
 	}
 	pfmcat_names_free(models, nmodels);
+	if (r == 0)
+		arm_driver_counters(pmu);
 	return r;
 }
 

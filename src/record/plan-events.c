@@ -246,6 +246,44 @@ static void plan_passes(struct record *rec, const struct lk_pmu *pmu, const stru
 	free(pass_of);
 }
 
+#ifdef __linux__
+/* A perf event that takes a counter of the CPU's PMU: hardware, cache, raw, or a core PMU's own. */
+static bool takes_pmu_counter(const struct lk_event *ev)
+{
+	const char *slash = ev->perf_type >= 6 ? strchr(ev->name, '/') : NULL;
+	return ev->perf_type == 0 || ev->perf_type == 3 || ev->perf_type == 4 ||
+	       (slash && perf_is_core_pmu(ev->name, (size_t)(slash - ev->name)));
+}
+#endif
+
+/*
+ * --passes with PMU events none of which has a known counter set: no plan can be made, and
+ * passing the set through would leave it to the kernel's multiplexing, which --passes promises
+ * never happens (issue 36 P3).  An error rather than a silent single pass.
+ */
+static int passes_unplanned(struct record *rec, const struct lk_pmu *pmu)
+{
+	(void)pmu;
+#ifdef __linux__
+	if (!rec->o.passes || !rec->be || strcmp(rec->be->name, "perf") || !perf_have_core_pmu())
+		return 0;
+	size_t hw = 0;
+	for (size_t i = 0; i < rec->nsel[1]; i++)
+		hw += takes_pmu_counter(rec->sel[1][i].ev);
+	if (hw < 2)
+		return 0;
+	error("--passes cannot split these measurements into passes: the number of counters of this "
+	      "machine's PMU is not known (libpfm4 has no model for this CPU, and the kernel did not let "
+	      "lauka measure its counters)");
+	tip("lauka doctor shows the group of counters that opens here; measure at most that many "
+	    "hardware events per record, without --passes");
+	return -1;
+#else
+	(void)rec;
+	return 0;
+#endif
+}
+
 /*
  * Assign counters (catalog/sched.c) and store them in the selection; when the set
  * cannot be counted at once, name the smallest conflicting subset and the
@@ -259,7 +297,7 @@ static int schedule(struct record *rec, const struct lk_pmu *pmu)
 	for (size_t i = 0; i < n; i++)
 		constrained |= sel[i].ev->counters_mask != 0;
 	if (!constrained)
-		return 0;
+		return passes_unplanned(rec, pmu);
 	const struct lk_event **evs = xcalloc(n, sizeof(*evs));
 	int *counter = xcalloc(n, sizeof(*counter));
 	struct sched_conflict conf;
