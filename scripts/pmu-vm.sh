@@ -120,7 +120,7 @@ fi
 fetch busybox-static
 
 # The initramfs: busybox, lauka and its shared libraries, /init, the command, the --add files.
-root=$(mktemp -d "$cache/root.XXXXXX") || die "mktemp in $cache failed"
+root=$(mktemp -d "$cache/root.XXXXXX") && chmod 755 "$root" || die "mktemp in $cache failed"
 initrd=$(mktemp "$cache/initrd.XXXXXX") || die "mktemp in $cache failed"
 conslog=$(mktemp "$cache/console.XXXXXX") || die "mktemp in $cache failed"
 trap 'rm -rf "$root" "$initrd" "$conslog" "$conslog.txt"' EXIT
