@@ -10,6 +10,7 @@
 #ifndef LAUKA_PERF_EVENTS_H
 #define LAUKA_PERF_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,14 @@ int perf_is_core_pmu(const char *name, size_t len);
  * cycles opens (no PMU) or no limit was found.
  */
 int perf_group_counters(void);
+
+/*
+ * User vs kernel counting (backend/perf.c, issue 36 P4): the kernel is counted for root
+ * (CAP_PERFMON) or at perf_event_paranoid <= 1, else exclude_kernel=1 (user mode only).
+ * perf_count_user_only() makes every later open user mode only (`-m instructions:u`).
+ */
+bool perf_counts_kernel(void);
+void perf_count_user_only(void);
 /*
  * Does the PMU named by pmu[0..len) count per CPU or per package rather than
  * per task?  Such a PMU (RAPL's "power", uncore PMUs) has a cpumask in sysfs,

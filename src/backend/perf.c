@@ -98,10 +98,22 @@ static int paranoid_level(void)
 	return level;
 }
 
+static bool user_only;	/* perf_count_user_only(): a :u modifier asked for user mode */
+
 /* Kernel counting is allowed for root/CAP_PERFMON or when paranoid <= 1. */
 static bool may_count_kernel(void)
 {
-	return geteuid() == 0 || paranoid_level() <= 1;
+	return !user_only && (geteuid() == 0 || paranoid_level() <= 1);
+}
+
+void perf_count_user_only(void)
+{
+	user_only = true;
+}
+
+bool perf_counts_kernel(void)
+{
+	return may_count_kernel();
 }
 
 static void fill_attr(struct perf_event_attr *a, const struct lk_event *ev, bool exclude_kernel)

@@ -175,6 +175,27 @@ static int select_name(struct record *rec, const char *name)
 		sel_add(rec, 1, ev, true);
 		return 0;
 	}
+#ifdef __linux__
+	/* perf's privilege modifiers: :u counts user mode only (every counter event then: one mode a record) */
+	size_t nl = strlen(name);
+	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && nl > 2 && name[nl - 2] == ':' &&
+	    (name[nl - 1] == 'u' || name[nl - 1] == 'k')) {
+		char *base = xasprintf("%.*s", (int)(nl - 2), name);
+		ev = pfmcat_find(bpmu, base);
+		free(base);
+		if (ev && name[nl - 1] == 'k') {
+			error("'%s': lauka counts user mode (:u) or, where the kernel may be counted (root, or "
+			      "perf_event_paranoid <= 1), user and kernel together; not the kernel alone", name);
+			tip("the user-mode count is -m %.*s:u; the difference of the two is the kernel's", (int)(nl - 2), name);
+			return EXIT_USAGE;
+		}
+		if (ev) {
+			perf_count_user_only();
+			sel_add(rec, 1, ev, true);
+			return 0;
+		}
+	}
+#endif
 	return unknown_name(rec, name, bpmu);
 }
 
@@ -554,6 +575,18 @@ void plan_columns(struct record *rec)
 			c->ev = ev;
 			c->label = bpmu && b == 1 && !rec->o.guided ? pmu_shown_name(bpmu, ev->name)
 				   : rec->o.guided && b == 1 ? xctrace_slot_label(rec->cat, ev) : xstrdup(ev->name);
+#ifdef __linux__
+			/* What a PMU row counts, as perf prints it: instructions:u when the kernel is excluded.
+			 * The name is the measurement's in the exports and baselines too, so a count of
+			 * user mode is never compared with one of user + kernel (issue 36 P4). */
+			if (b == 1 && rec->be && !strcmp(rec->be->name, "perf") && takes_pmu_counter(ev) &&
+			    !perf_counts_kernel()) {
+				char *u = xasprintf("%s:u", c->label);
+				free(c->label);
+				c->label = u;
+				c->user_mode = true;
+			}
+#endif
 			c->unit = ev->unit;
 			if (strlen(c->label) > rec->name_width)
 				rec->name_width = strlen(c->label);

@@ -137,7 +137,12 @@ struct record_col {
 	const struct lk_event *ev;
 	char *label;
 	const char *unit;
+	bool user_mode;		/* a PMU event perf counts in user mode only: "instructions:u" (label and baselines) */
 };
+
+struct record;
+/* The name a baseline keeps for column c: its event's, with ":u" when counted in user mode only. */
+char *record_col_meas(const struct record *rec, size_t c);
 
 struct record_cmd {
 	struct record_prog prog;

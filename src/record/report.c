@@ -479,7 +479,7 @@ static int save_baseline(struct record *rec)
 	b.meas = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(char *));
 	b.units = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(char *));
 	for (size_t i = 0; i < rec->ncols; i++) {
-		b.meas[i] = (char *)rec->cols[i].ev->name;
+		b.meas[i] = record_col_meas(rec, i);
 		b.units[i] = (char *)rec->cols[i].unit;
 	}
 	b.cmds = xcalloc(rec->ncmds, sizeof(*b.cmds));
@@ -493,6 +493,8 @@ static int save_baseline(struct record *rec)
 	int r = rec->o.git ? notes_save(&b, commit, err, sizeof(err)) : db_baseline_save(rec->db, &b, err, sizeof(err));
 	free(b.fingerprint);
 	free(b.git_commit);
+	for (size_t i = 0; i < rec->ncols; i++)
+		free(b.meas[i]);
 	free(b.meas);
 	free(b.units);
 	free(b.cmds);
