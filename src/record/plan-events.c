@@ -231,6 +231,9 @@ static char *chip_counters(const struct lk_pmu *pmu)
 	const char *chip = pmu->marketing_name ? pmu->marketing_name : pmu->name;
 	if (!general)
 		return xstrdup(chip);
+	/* Arm PMUv3's one fixed counter is the cycle counter (Apple's kpep PMUs have two fixed ones) */
+	if (fixed == 1 && pmu->arch && !strcmp(pmu->arch, "arm64") && pmu->kind && strcmp(pmu->kind, "kpep"))
+		return xasprintf("%s (%d general counters and the cycle counter)", chip, general);
 	return fixed ? xasprintf("%s (%d general and %d fixed counters)", chip, general, fixed)
 		     : xasprintf("%s (%d counters)", chip, general);
 }
