@@ -576,6 +576,7 @@ void plan_columns(struct record *rec)
 			c->backend = b;
 			c->index = i;
 			c->ev = ev;
+			c->user_mode = false;
 			c->label = bpmu && b == 1 && !rec->o.guided ? pmu_shown_name(bpmu, ev->name)
 				   : rec->o.guided && b == 1 ? xctrace_slot_label(rec->cat, ev) : xstrdup(ev->name);
 #ifdef __linux__

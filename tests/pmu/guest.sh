@@ -173,7 +173,8 @@ rk=$?
 lauka record --backend perf -n 3 -m instructions:u --baseline both -- 'lauka-probe alu 1000' >/tmp/rb 2>&1
 rb=$?
 if [ "$u_row" = 1 ] && [ $rc -eq 0 ] && [ $# -eq 2 ] && [ $(($2 - $1)) -eq 400000 ] && [ $rk -eq 0 ] &&
-	grep -q '^instructions  ' /tmp/rk && [ $rb -eq 2 ] && grep -q 'instructions:u' /tmp/rb; then
+	grep -q '^instructions  ' /tmp/rk && [ $rb -eq 1 ] && grep -q 'not in the baseline: instructions:u' /tmp/rb &&
+	grep -q -- '-m wall_time,peak_rss,instructions$' /tmp/rb; then
 	ok "counting modes: instructions:u for a user; root's :u exact (+400000); a baseline of the other mode refused"
 else
 	bad "counting modes" "user row $u_row; root :u exit $rc ($*); save $rk; compare $rb: $(head -c 300 /tmp/rb)"
