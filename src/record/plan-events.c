@@ -20,6 +20,7 @@
 #include "record/record.h"
 #include "stats/gate.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,6 +177,24 @@ static int select_name(struct record *rec, const char *name)
 		return 0;
 	}
 #ifdef __linux__
+	/* A raw PMUv3 event (r23) no row names, on an Arm core PMU: counted as perf stat -e r23 would,
+	 * on the general counters (0x11 also on the cycle counter), without a description (issue 36 P8). */
+	uint64_t config, config1;
+	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && bpmu->arch && !strcmp(bpmu->arch, "arm64") &&
+	    bpmu->config_mask && name[0] == 'r' && pfmcat_parse_raw(name, false, &config, &config1) == 0 &&
+	    !config1 && config <= 0xffff && perf_have_core_pmu()) {
+		struct lk_event *raw = xcalloc(1, sizeof(*raw));
+		raw->name = xasprintf("r%" PRIx64, config);
+		raw->description = xasprintf("raw PMUv3 event 0x%" PRIx64 " (no catalogue row names it)", config);
+		raw->perf_type = 4;	/* PERF_TYPE_RAW */
+		raw->number = config;
+		raw->fixed_counter = -1;
+		raw->counters_mask = bpmu->config_mask | (config == 0x11 ? bpmu->fixed_mask : 0);
+		rec->raw = xrealloc(rec->raw, (rec->nraw + 1) * sizeof(*rec->raw));
+		rec->raw[rec->nraw++] = raw;
+		sel_add(rec, 1, raw, true);
+		return 0;
+	}
 	/* perf's privilege modifiers: :u counts user mode only (every counter event then: one mode a record) */
 	size_t nl = strlen(name);
 	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && nl > 2 && name[nl - 2] == ':' &&

@@ -215,6 +215,8 @@ struct record {
 	struct lk_pmu rpmu;
 	struct lk_evsel *sel[2];
 	size_t nsel[2];
+	struct lk_event **raw;			/* Arm raw events no catalogue row names (-m r23), owned */
+	size_t nraw;
 	struct backend_inst bi[2];
 	size_t nbi;
 	/*

@@ -180,6 +180,16 @@ else
 	bad "counting modes" "user row $u_row; root :u exit $rc ($*); save $rk; compare $rb: $(head -c 300 /tmp/rb)"
 fi
 
+# A raw event no catalogue row names is counted as perf stat -e r23 would (the driver takes raw
+# PMUv3 numbers as they are); r8 is INST_RETIRED, whose row it resolves to.
+as_user "lauka record --backend perf -n 3 -m r23,r8 -- 'lauka-probe alu 1000'" >$out 2>$err
+rc=$?
+if [ $rc -eq 0 ] && grep -Eq '^(r23|stall_frontend):u ' $out && grep -Eq '^inst_retired:u ' $out; then
+	ok "raw events: r23 counted without a catalogue row, r8 is inst_retired"
+else
+	bad "raw events" "exit $rc: $(head -c 300 $err) $(grep -E '^(r|inst|stall)' $out | tr '\n' ' ')"
+fi
+
 if [ "$quick" = 1 ]; then
 	echo "guest: $fails failed"
 	[ $fails -eq 0 ]
