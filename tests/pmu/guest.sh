@@ -184,7 +184,7 @@ fi
 # PMUv3 numbers as they are); r8 is INST_RETIRED, whose row it resolves to.
 as_user "lauka record --backend perf -n 3 -m r23,r8 -- 'lauka-probe alu 1000'" >$out 2>$err
 rc=$?
-if [ $rc -eq 0 ] && grep -Eq '^(r23|stall_frontend):u ' $out && grep -Eq '^inst_retired:u ' $out; then
+if [ $rc -eq 0 ] && grep -Eqi '^(r23|stall_frontend):u ' $out && grep -Eqi '^inst_retired:u ' $out; then
 	ok "raw events: r23 counted without a catalogue row, r8 is inst_retired"
 else
 	bad "raw events" "exit $rc: $(head -c 300 $err) $(grep -E '^(r|inst|stall)' $out | tr '\n' ' ')"
