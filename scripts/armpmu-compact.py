@@ -14,6 +14,9 @@ src = json.load(open(sys.argv[1]))
 head = {k: src[k] for k in TOP if k in src}
 rows = []
 for e in src["events"]:
+    # Some files (Cortex-A35's) also list event-bus signals with no event number: not PMU events.
+    if e.get("code") is None:
+        continue
     d = {k: e[k] for k in KEEP if k in e and e[k] is not None and e[k] is not False and e[k] != ""}
     if "trm_name" in d and d["trm_name"] == d["name"]:
         del d["trm_name"]

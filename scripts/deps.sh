@@ -91,6 +91,7 @@ pmu)
 	need_pkg gcc-aarch64-linux-gnu have aarch64-linux-gnu-gcc
 	need_pkg libc6-dev-arm64-cross test -f /usr/aarch64-linux-gnu/include/stdio.h
 	need_pkg cpio have cpio
+	need_pkg device-tree-compiler have dtc
 	a=/usr/lib/aarch64-linux-gnu
 	need_pkg libplist-dev:arm64 test -f $a/pkgconfig/libplist-2.0.pc
 	need_pkg libsqlite3-dev:arm64 test -f $a/pkgconfig/sqlite3.pc

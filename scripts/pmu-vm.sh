@@ -21,15 +21,28 @@
 # cross-aarch64`, built when missing or stale) and its cache, build-aarch64/pmu-vm/
 # ($PMU_VM_CACHE overrides it).  A second call reuses the kernel, busybox and libraries.
 #
+# The machine: QEMU's `virt` board with $PMU_VM_CPU (default cortex-a57; `max`, cortex-a72,
+# cortex-a76, cortex-a35 are CPUs libpfm4 has no model for), $PMU_VM_SMP CPUs (default 1: QEMU's
+# instruction count is one for the whole machine, so counts are exact only with one) and, with
+# $PMU_VM_DTB, that device tree instead of QEMU's own (-dtb; e.g. QEMU's, dumped with
+# `-M virt,dumpdtb=FILE`, whose PMU node is made `arm,cortex-a72-pmu`: Linux then names the PMU
+# armv8_cortex_a72, as on a Raspberry Pi 4).
+#
 # Bounds: the guest is killed after --timeout seconds ($PMU_VM_TIMEOUT, default 600:
 # boot takes 6-40 s on a loaded 2-core machine, and the guest runs code about 20-50x
 # slower than the host); exit 124 then.  Bad input: one `error:` line, exit 1.
+#
+# The cache must be a directory of this user that no one else may write (the guest's kernel,
+# libraries and init come from it); each call's files in it are made with mktemp.
 set -eu
 me=pmu-vm
 top=$(cd "$(dirname "$0")/.." && pwd)
 xbuild=$top/build-aarch64
 cache=${PMU_VM_CACHE:-$xbuild/pmu-vm}
 timeout_s=${PMU_VM_TIMEOUT:-600}
+cpu=${PMU_VM_CPU:-cortex-a57}
+smp=${PMU_VM_SMP:-1}
+dtb=${PMU_VM_DTB:-}
 
 die() { echo "error: $1" >&2; [ -n "${2-}" ] && echo "fix: $2" >&2; exit 1; }
 
@@ -47,13 +60,21 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || die "--timeout needs SECONDS"
 		timeout_s=$2; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option '$1'" "sh scripts/pmu-vm.sh [--timeout SECONDS] [--add FILE]... -- COMMAND [ARG]..." ;;
 	esac
 done
 [ $# -gt 0 ] || die "no COMMAND after --" "sh scripts/pmu-vm.sh [--add FILE]... -- COMMAND [ARG]..."
 case $timeout_s in ''|*[!0-9]*) die "timeout '$timeout_s' is not a whole number of seconds" ;; esac
 [ "$timeout_s" -gt 0 ] || die "timeout must be at least 1 second"
+case $cpu in ''|-*|*[!a-z0-9._-]*) die "PMU_VM_CPU '$cpu' is not a QEMU CPU name" \
+	"PMU_VM_CPU=cortex-a72 (qemu-system-aarch64 -M virt -cpu help lists them)" ;; esac
+case $smp in ''|*[!0-9]*|0*) die "PMU_VM_SMP '$smp' is not a number of CPUs from 1 to 8" "PMU_VM_SMP=2" ;; esac
+[ "$smp" -le 8 ] || die "PMU_VM_SMP '$smp' is not a number of CPUs from 1 to 8" "PMU_VM_SMP=2"
+if [ -n "$dtb" ]; then
+	[ -f "$dtb" ] || die "PMU_VM_DTB $dtb: no such file" "name a device tree blob (qemu-system-aarch64 -M virt,dumpdtb=FILE)"
+	dtb=$(cd "$(dirname "$dtb")" && pwd)/$(basename "$dtb")
+fi
 
 for t in qemu-system-aarch64:qemu-system-arm aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
 	cpio:cpio apt-get:apt timeout:coreutils base64:coreutils; do
@@ -61,8 +82,16 @@ for t in qemu-system-aarch64:qemu-system-arm aarch64-linux-gnu-gcc:gcc-aarch64-l
 		die "${t%%:*} not found (Debian package ${t#*:})" "sh scripts/deps.sh pmu"
 done
 
+# The cache: ours alone (another user's, or one others may write, could hand the guest their kernel).
+mkdir -p "$cache" 2>/dev/null || die "cannot create the cache directory $cache" "PMU_VM_CACHE=DIR, a directory of yours"
+[ -d "$cache" ] && [ ! -L "$cache" ] || die "the cache $cache is not a directory" "PMU_VM_CACHE=DIR, a directory of yours"
+[ -O "$cache" ] || die "the cache $cache belongs to another user" "PMU_VM_CACHE=DIR, a directory of yours"
+case $(ls -ld "$cache" | cut -c 1-10) in
+?????w????|????????w?) die "the cache $cache may be written by others ($(ls -ld "$cache" | cut -c 1-10))" \
+	"chmod go-w '$cache', or PMU_VM_CACHE=DIR, a directory only you may write" ;;
+esac
+
 # The cross build (make decides whether anything is stale; quiet when nothing is).
-mkdir -p "$cache"
 make -s -C "$top" cross-aarch64 >"$cache/make.log" 2>&1 ||
 	die "make cross-aarch64 failed (log: $cache/make.log)" "sh scripts/deps.sh pmu"
 
@@ -91,11 +120,11 @@ fi
 fetch busybox-static
 
 # The initramfs: busybox, lauka and its shared libraries, /init, the command, the --add files.
-root=$cache/root.$$
-out=$cache/out.$$
-trap 'rm -rf "$root" "$out" "$cache/initrd.$$.cpio"' EXIT
+root=$(mktemp -d "$cache/root.XXXXXX") && chmod 755 "$root" || die "mktemp in $cache failed"
+initrd=$(mktemp "$cache/initrd.XXXXXX") || die "mktemp in $cache failed"
+conslog=$(mktemp "$cache/console.XXXXXX") || die "mktemp in $cache failed"
+trap 'rm -rf "$root" "$initrd" "$conslog" "$conslog.txt"' EXIT
 trap 'exit 130' INT TERM
-rm -rf "$root"
 mkdir -p "$root/bin" "$root/usr/bin" "$root/lib/aarch64-linux-gnu" "$root/work" "$root/proc" \
 	"$root/sys" "$root/dev" "$root/tmp" "$root/root" "$root/etc"
 cp "$cache/pkg/busybox-static/bin/busybox" "$root/bin/busybox"
@@ -161,18 +190,19 @@ sync
 poweroff -f
 EOF
 chmod +x "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet -R 0:0) > "$cache/initrd.$$.cpio"
+(cd "$root" && find . | cpio -o -H newc --quiet -R 0:0) > "$initrd"
 
 # Boot.  -icount shift=0: one instruction per virtual nanosecond, so the instruction counter is
 # exact and the guest's clock follows its instructions.
 # Each call has its own console log; the last one is kept as console.log.
-console=$cache/console.$$.log
 rc=0
-timeout -k 5 "$timeout_s" qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 1 -m 1024 \
+set -- -M virt -cpu "$cpu" -smp "$smp" -m 1024
+[ -z "$dtb" ] || set -- "$@" -dtb "$dtb"
+timeout -k 5 "$timeout_s" qemu-system-aarch64 "$@" \
 	-icount shift=0 -nographic -no-reboot -net none -monitor none -serial stdio \
-	-kernel "$cache/vmlinuz" -initrd "$cache/initrd.$$.cpio" \
-	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" </dev/null >"$console" 2>&1 || rc=$?
-tr -d '\r' <"$console" >"$cache/console.log" && rm -f "$console"
+	-kernel "$cache/vmlinuz" -initrd "$initrd" \
+	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" </dev/null >"$conslog" 2>&1 || rc=$?
+tr -d '\r' <"$conslog" >"$conslog.txt" && mv -f "$conslog.txt" "$cache/console.log"
 console=$cache/console.log
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "error: the guest did not finish within $timeout_s s and was killed (console: $console)" >&2
@@ -185,7 +215,6 @@ if [ -z "$grc" ]; then
 	echo "error: the guest ended without reporting the command's exit code (qemu exit $rc; console: $console)" >&2
 	exit 125
 fi
-mkdir -p "$out"
 block() { sed -n "/^@@pmu-vm $1@@\$/,/^@@pmu-vm end@@\$/p" "$console" | sed '1d;$d' | base64 -d; }
 block stdout
 block stderr >&2

@@ -195,6 +195,29 @@ START_TEST(test_perf_catalog_fixture)
 }
 END_TEST
 
+/* Issue 36 P2: an Arm PMU named after the core (armv8_cortex_a72, as on a Raspberry Pi 4) is a core PMU:
+ * a `cpus` file and a cycle or instruction event; a PMU with the event but no `cpus` is not. */
+START_TEST(test_core_pmu_named_after_core)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-arm", 1);
+	char name[64] = "";
+	ck_assert_int_eq(perf_have_core_pmu(), 1);
+	ck_assert_int_eq(perf_core_pmu_name(name, sizeof(name)), 1);
+	ck_assert_str_eq(name, "armv8_cortex_a72");
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	const struct lk_event *ev = pmu_find(&pmu, "armv8_cortex_a72/inst_retired/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 8);
+	ck_assert_uint_eq(ev->number, 8);
+	pmu_release(&pmu);
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-nocpus", 1);
+	ck_assert_int_eq(perf_have_core_pmu(), 0);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
 START_TEST(test_suggest)
 {
 	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
@@ -283,6 +306,7 @@ Suite *backend_suite(void)
 	tcase_add_loop_test(tc, test_encode_terms, 0, sizeof(encode_cases) / sizeof(*encode_cases));
 	tcase_add_test(tc, test_perf_catalog_fixture);
 	tcase_add_test(tc, test_suggest);
+	tcase_add_test(tc, test_core_pmu_named_after_core);
 	suite_add_tcase(s, tc);
 	return s;
 }

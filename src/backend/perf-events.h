@@ -2,13 +2,15 @@
  * backend/perf-events.h: the Linux perf event catalogue of this machine: generic
  * hardware, hardware-cache and software events, plus every PMU's events in
  * sysfs with their encodings, i.e. exactly what perf_event_open() can be
- * asked for here.  Reads sysfs; never opens an event.
+ * asked for here.  Reads sysfs; opens events only to count the counters
+ * (perf_group_counters).
  *
  * $LAUKA_SYSFS_PMUS overrides /sys/bus/event_source/devices (tests).
  */
 #ifndef LAUKA_PERF_EVENTS_H
 #define LAUKA_PERF_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,8 +31,29 @@ struct perf_format {
 int perf_encode_terms(const char *terms, const struct perf_format *formats, size_t nformats,
 		      uint64_t config[3], char *err, size_t len);
 
-/* Is there a core PMU (cpu, cpu_core, armv8_pmuv3...)?  False on most VMs. */
+/*
+ * Is there a core PMU?  perf's names (cpu, cpu_core, armv8_pmuv3...), or any PMU with a `cpus`
+ * file and events/cpu_cycles or events/inst_retired (armv8_cortex_a72, armv8_neoverse_n1, ...).
+ * False on most VMs.  perf_core_pmu_name also gives the first one's name (sysfs order, sorted).
+ */
 int perf_have_core_pmu(void);
+int perf_core_pmu_name(char *buf, size_t len);
+/* Is the PMU named by name[0..len) a core PMU by that rule? */
+int perf_is_core_pmu(const char *name, size_t len);
+/*
+ * How many hardware events one group may hold here, measured: cycles plus instructions until the
+ * kernel refuses one more (on Arm: the general counters plus the cycle counter).  0 when not even
+ * cycles opens (no PMU) or no limit was found.
+ */
+int perf_group_counters(void);
+
+/*
+ * User vs kernel counting (backend/perf.c, issue 36 P4): the kernel is counted for root
+ * (CAP_PERFMON) or at perf_event_paranoid <= 1, else exclude_kernel=1 (user mode only).
+ * perf_count_user_only() makes every later open user mode only (`-m instructions:u`).
+ */
+bool perf_counts_kernel(void);
+void perf_count_user_only(void);
 /*
  * Does the PMU named by pmu[0..len) count per CPU or per package rather than
  * per task?  Such a PMU (RAPL's "power", uncore PMUs) has a cpumask in sysfs,

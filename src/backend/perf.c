@@ -2,9 +2,9 @@
  * backend/perf.c: Linux perf_event_open(2) as a counter source.
  *
  * Counting the way perf stat does, with disabled=1 + enable_on_exec=1 +
- * inherit=1, but opened once rather than once per run: bind() opens the
- * counters on the runner's spawner (spawn/spawner.h), which never execs again, so
- * they stay off for it.  Each command it starts inherits them at fork, they
+ * inherit=1: before every run bind() opens the counters on the runner's
+ * spawner (spawn/spawner.h), which never execs again, so they stay off for it,
+ * and detach() closes them after the run is read.  Each command it starts inherits them at fork, they
  * switch on at the command's exec, and when the command (and each of its
  * threads and children) exits the kernel adds its count and its
  * time_enabled/time_running to the spawner's event (perf_event_exit_task ->
@@ -12,6 +12,17 @@
  * each run's counts are the difference of two reads taken after each reap:
  * children and threads included, neither lauka nor the spawner counted,
  * multiplexing times summed over the command's tasks as perf stat does.
+ *
+ * Why per run and not once for all runs: a child still running when its
+ * command exits (a detached `git gc --auto`, `cmd &` in a script) holds
+ * events inherited from the spawner's, and folds its count into them
+ * whenever it exits, i.e. into whatever run is measured then, even the next
+ * command's (issue 36 P1).  Closing the spawner's event frees its inherited
+ * children with it (perf_event_release_kernel walks the event's child_list
+ * and removes each child from its context, kernel/events/core.c), so a
+ * lingering child is counted, as by perf stat, only until its command exits,
+ * and never charged to another run.  The runner says when a command's
+ * process group still had members after its reap (spawn/runner.h).
  *
  * One kernel rule makes this need care.  A child whose events were all
  * inherited gets a context marked as a clone of its parent's, and at a
@@ -87,10 +98,22 @@ static int paranoid_level(void)
 	return level;
 }
 
+static bool user_only;	/* perf_count_user_only(): a :u modifier asked for user mode */
+
 /* Kernel counting is allowed for root/CAP_PERFMON or when paranoid <= 1. */
 static bool may_count_kernel(void)
 {
-	return geteuid() == 0 || paranoid_level() <= 1;
+	return !user_only && (geteuid() == 0 || paranoid_level() <= 1);
+}
+
+void perf_count_user_only(void)
+{
+	user_only = true;
+}
+
+bool perf_counts_kernel(void)
+{
+	return may_count_kernel();
 }
 
 static void fill_attr(struct perf_event_attr *a, const struct lk_event *ev, bool exclude_kernel)
@@ -372,9 +395,7 @@ static int perf_bind(void *priv, pid_t spawner, char *err, size_t len)
 	const char *pc = getenv("LAUKA_PERF_PER_CHILD");
 	if (p->no_bind || !p->n || (pc && *pc && strcmp(pc, "0")))
 		return 0;
-	if (p->bound == spawner)
-		return 1;
-	close_bound(p);
+	close_bound(p);	/* normally closed by detach() already: every run has counters of its own */
 	if (perf_attach(p, spawner, err, len) < 0) {
 		p->no_bind = true;	/* attach() per child reports the reason on the command itself */
 		return 0;
@@ -408,7 +429,6 @@ static int perf_read(void *priv, const struct lk_run_info *run, struct lk_counts
 {
 	struct perf_priv *p = priv;
 	(void)run;
-	bool grouped = p->grouped;
 	int r = read_totals(p, out, err, len);
 	if (r < 0 || !p->bound)
 		return r;
@@ -419,17 +439,15 @@ static int perf_read(void *priv, const struct lk_run_info *run, struct lk_counts
 		out[i].running = sub(cur.running, p->prev[i].running);
 		p->prev[i] = cur;
 	}
-	/* read_totals() gave up on the group: reopen the events one by one before the next run. */
-	if (grouped && !p->grouped)
-		close_bound(p);
+	/* If read_totals() gave up on the group, the next run opens the events one by one. */
 	return 0;
 }
 
 static void perf_detach(void *priv)
 {
 	struct perf_priv *p = priv;
-	if (!p->bound)
-		close_fds(p);
+	/* Closing the spawner's events ends the counts of any child the command left running. */
+	close_bound(p);
 }
 
 static void perf_close(void *priv)

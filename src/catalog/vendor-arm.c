@@ -18,6 +18,9 @@
 #include "arm-neoverse-n2.json.inc"
 #include "arm-neoverse-v1.json.inc"
 #include "arm-neoverse-v2.json.inc"
+#include "arm-cortex-a35.json.inc"
+#include "arm-cortex-a72.json.inc"
+#include "arm-cortex-a76.json.inc"
 
 /* PMUv3's CHAIN event: the driver's, for joining an odd counter to the even one below it. */
 #define ARM_CHAIN 0x1e
@@ -34,6 +37,24 @@ const char *vendor_arm_builtin(const char *model, size_t *len)
 		{ "arm_v2", arm_neoverse_v2_json, sizeof(arm_neoverse_v2_json) - 1 },
 	};
 	return vendor_text_find(tables, ARRAY_SIZE(tables), model, len);
+}
+
+const char *vendor_arm_builtin_cpuid(const char *cpuid, size_t *len)
+{
+	/* Every shipped table by its "cpuid" (MIDR_EL1's implementer and part number), for the cores
+	 * libpfm4 has no model for (Cortex-A35, A72, A76) and for a libpfm4 without Arm tables. */
+	static const struct vendor_text tables[] = {
+		{ "0x41d03", arm_cortex_a53_json, sizeof(arm_cortex_a53_json) - 1 },
+		{ "0x41d04", arm_cortex_a35_json, sizeof(arm_cortex_a35_json) - 1 },
+		{ "0x41d07", arm_cortex_a57_json, sizeof(arm_cortex_a57_json) - 1 },
+		{ "0x41d08", arm_cortex_a72_json, sizeof(arm_cortex_a72_json) - 1 },
+		{ "0x41d0b", arm_cortex_a76_json, sizeof(arm_cortex_a76_json) - 1 },
+		{ "0x41d0c", arm_neoverse_n1_json, sizeof(arm_neoverse_n1_json) - 1 },
+		{ "0x41d40", arm_neoverse_v1_json, sizeof(arm_neoverse_v1_json) - 1 },
+		{ "0x41d49", arm_neoverse_n2_json, sizeof(arm_neoverse_n2_json) - 1 },
+		{ "0x41d4f", arm_neoverse_v2_json, sizeof(arm_neoverse_v2_json) - 1 },
+	};
+	return vendor_text_find(tables, ARRAY_SIZE(tables), cpuid, len);
 }
 
 uint64_t vendor_arm_counters(unsigned code, uint64_t general, uint64_t cycle_counter)

@@ -35,6 +35,9 @@
 /* The table lauka ships for a libpfm4 Arm model ("arm_ac57", "arm_n1", ...), or NULL; *len its size. */
 const char *vendor_arm_builtin(const char *model, size_t *len);
 
+/* The table lauka ships for a core by its MIDR ("0x41d08": implementer 0x41, part 0xd08), or NULL. */
+const char *vendor_arm_builtin_cpuid(const char *cpuid, size_t *len);
+
 /* The counters an Arm event may use: the general ones, and the cycle counter for CPU_CYCLES. */
 uint64_t vendor_arm_counters(unsigned code, uint64_t general, uint64_t cycle_counter);
 

@@ -180,12 +180,100 @@ static void arm_generic_counters(struct lk_pmu *pmu, size_t n, uint64_t mask, ui
 {
 	for (size_t i = 0; i < n; i++) {
 		struct lk_event *e = &pmu->events[i];
-		bool sysfs_cpu = e->perf_type >= 6 && !strncmp(e->name, "armv8", 5);
+		bool sysfs_cpu = e->perf_type >= 6 && (!strncmp(e->name, "armv8", 5) || !strncmp(e->name, "armv9", 5));
 		/* cycles (PERF_COUNT_HW_CPU_CYCLES, 0) and the PMU's own cpu_cycles may also take the cycle counter */
 		bool cycles = (e->perf_type == 0 && e->number == 0) || (sysfs_cpu && e->number == ARMPMU_CPU_CYCLES);
 		if (!e->counters_mask && e->fixed_counter < 0 && (e->perf_type == 0 /* HARDWARE */ || sysfs_cpu))
 			e->counters_mask = cycles ? vendor_arm_counters(ARMPMU_CPU_CYCLES, mask, cycle_counter) : mask;
 	}
+}
+
+#ifdef __linux__
+/* This CPU's MIDR as Arm's tables spell it ("0x41d08": implementer 0x41, part 0xd08), or "". */
+static void arm_cpuid(char *buf, size_t len)
+{
+	unsigned impl = 0, part = 0;
+	bool gi = false, gp = false;
+	buf[0] = '\0';
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[256];
+	while ((!gi || !gp) && fgets(line, sizeof(line), f)) {
+		const char *colon = strchr(line, ':');
+		if (colon && !strncmp(line, "CPU implementer", 15))
+			gi = sscanf(colon + 1, " %x", &impl) == 1;
+		else if (colon && !strncmp(line, "CPU part", 8))
+			gp = sscanf(colon + 1, " %x", &part) == 1;
+	}
+	fclose(f);
+	if (gi && gp && impl <= 0xff && part <= 0xfff)
+		snprintf(buf, len, "0x%02x%03x", impl, part);
+}
+#endif
+
+/*
+ * No libpfm4 model for this Arm CPU (Cortex-A72 on a Raspberry Pi 4, A76, A35, ...): the
+ * table lauka ships for its MIDR (Arm's own, catalog/arm-*.json) gives its events by Arm's
+ * names as raw PMUv3 events, so vendor names work as with libpfm4 (issue 36 P3).
+ */
+static void merge_arm_table(struct lk_pmu *pmu)
+{
+#ifdef __linux__
+	if (!pmu->arch || strcmp(pmu->arch, "arm64") || !kernel_core_pmu())
+		return;
+	char cpuid[16];
+	size_t tlen = 0;
+	arm_cpuid(cpuid, sizeof(cpuid));
+	const char *text = cpuid[0] ? vendor_arm_builtin_cpuid(cpuid, &tlen) : NULL;
+	struct armpmu_table t;
+	char e2[128];
+	if (!text || armpmu_parse(text, tlen, &t, e2, sizeof(e2)) < 0)
+		return;
+	struct lk_pmu v;
+	vendor_arm_catalog(&t, t.cpu ? t.cpu : cpuid, &v);
+	size_t n0 = pmu->nevents, a0 = pmu->naliases;
+	for (size_t i = 0; i < v.nevents; i++)
+		if (!known(pmu, n0, a0, v.events[i].name))
+			pmu_add_event(pmu, &v.events[i]);
+	for (size_t i = 0; i < v.naliases; i++)
+		if (!known(pmu, n0, a0, v.aliases[i].alias))
+			pmu_add_alias(pmu, v.aliases[i].alias, v.aliases[i].target);
+	pmu_release(&v);
+	armpmu_release(&t);
+	pmu_sort(pmu);
+#else
+	(void)pmu;
+#endif
+}
+
+/*
+ * An Arm core PMU libpfm4 has no model for (Cortex-A72, A76, A35, AmpereOne, QEMU's max), or
+ * whose model gave no counters: the driver's own count, measured as doctor measures it (a group
+ * grows until the kernel refuses it: the general counters plus the cycle counter), so that record,
+ * --check, --passes and calibrate's plan never hand the kernel more events than it can count at
+ * once (issue 36 P3).  cycles and the PMU's cpu_cycles (0x11) may take the cycle counter; every
+ * other hardware event a general counter.
+ */
+static void arm_driver_counters(struct lk_pmu *pmu)
+{
+#ifdef __linux__
+	if (!pmu->arch || strcmp(pmu->arch, "arm64") || pmu->config_mask || pmu->fixed_mask || !kernel_core_pmu())
+		return;
+	int n = perf_group_counters();
+	if (n < 2 || n > 33)
+		return;
+	pmu->config_mask = (UINT64_C(1) << (n - 1)) - 1;
+	pmu->fixed_mask = UINT64_C(1) << PFMCAT_FIXED_BASE;
+	/* the shipped table's rows (merge_arm_table) assumed its core's counters: the driver's win */
+	for (size_t i = 0; i < pmu->nevents; i++)
+		if (pmu->events[i].perf_type == 4 /* RAW */ && pmu->events[i].counters_mask)
+			pmu->events[i].counters_mask = vendor_arm_counters((unsigned)pmu->events[i].number,
+									   pmu->config_mask, pmu->fixed_mask);
+	arm_generic_counters(pmu, pmu->nevents, pmu->config_mask, pmu->fixed_mask);
+#else
+	(void)pmu;
+#endif
 }
 
 /*
@@ -240,7 +328,11 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char **note, cha
 		pmu_release(&v);
 		pmu_sort(pmu);
 	}
+	if (r == 0 && !nmodels)
+		merge_arm_table(pmu);
 	pfmcat_names_free(models, nmodels);
+	if (r == 0)
+		arm_driver_counters(pmu);
 	return r;
 }
 

@@ -220,6 +220,7 @@ static int after_run(struct record *rec, struct record_cmd *c, const char *what,
 	}
 	if (runner_interrupted)
 		return 0;
+	c->lingering += res.lingering;
 	int code = exit_code_of(&res);
 	/* --ok-exit-codes without 0 makes 0 a failure, as a grep that must find something. */
 	bool ok = accepted(rec, &res, code) || (!code && !rec->o.ok_codes);

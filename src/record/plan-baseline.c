@@ -311,20 +311,24 @@ static int plan_baseline(struct record *rec)
 		free(match);
 		return r;
 	}
-	/* The same measurements, in any order (names are case-insensitive). */
+	/* The same measurements, in any order (names are case-insensitive); instructions:u (user mode
+	 * only) is not instructions (user + kernel): a baseline of the other mode has other measurements. */
+	char **meas = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(*meas));
+	for (size_t c = 0; c < rec->ncols; c++)
+		meas[c] = record_col_meas(rec, c);
 	size_t *bcol = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(*bcol));
 	struct strbuf missing = STRBUF_INIT, extra = STRBUF_INIT;
 	for (size_t c = 0; c < rec->ncols; c++) {
 		size_t m;
-		for (m = 0; m < b->nmeas && lk_strcasecmp(b->meas[m], rec->cols[c].ev->name); m++)
+		for (m = 0; m < b->nmeas && lk_strcasecmp(b->meas[m], meas[c]); m++)
 			;
 		bcol[c] = m;
 		if (m == b->nmeas)
-			strbuf_addf(&extra, "%s%s", extra.len ? ", " : "", rec->cols[c].ev->name);
+			strbuf_addf(&extra, "%s%s", extra.len ? ", " : "", meas[c]);
 	}
 	for (size_t m = 0; m < b->nmeas; m++) {
 		size_t c;
-		for (c = 0; c < rec->ncols && lk_strcasecmp(b->meas[m], rec->cols[c].ev->name); c++)
+		for (c = 0; c < rec->ncols && lk_strcasecmp(b->meas[m], meas[c]); c++)
 			;
 		if (c == rec->ncols)
 			strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", b->meas[m]);
@@ -347,6 +351,9 @@ static int plan_baseline(struct record *rec)
 	}
 	strbuf_release(&missing);
 	strbuf_release(&extra);
+	for (size_t c = 0; c < rec->ncols; c++)
+		free(meas[c]);
+	free(meas);
 	for (size_t i = 0; i < rec->ncmds && !r; i++) {
 		const struct db_baseline_cmd *bc = &b->cmds[match[i]];
 		rec->cmds[i].ref = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(struct lk_stats));
@@ -360,6 +367,12 @@ static int plan_baseline(struct record *rec)
 	free(match);
 	free(bcol);
 	return r ? r : gates_usable(rec);
+}
+
+char *record_col_meas(const struct record *rec, size_t c)
+{
+	const struct record_col *col = &rec->cols[c];
+	return col->user_mode ? xasprintf("%s:u", col->ev->name) : xstrdup(col->ev->name);
 }
 
 int plan_runner_class(struct record *rec)

@@ -20,6 +20,7 @@
 #include "record/record.h"
 #include "stats/gate.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,45 @@ static int select_name(struct record *rec, const char *name)
 		sel_add(rec, 1, ev, true);
 		return 0;
 	}
+#ifdef __linux__
+	/* A raw PMUv3 event (r23) no row names, on an Arm core PMU: counted as perf stat -e r23 would,
+	 * on the general counters (0x11 also on the cycle counter), without a description (issue 36 P8). */
+	uint64_t config, config1;
+	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && bpmu->arch && !strcmp(bpmu->arch, "arm64") &&
+	    bpmu->config_mask && name[0] == 'r' && pfmcat_parse_raw(name, false, &config, &config1) == 0 &&
+	    !config1 && config <= 0xffff && perf_have_core_pmu()) {
+		struct lk_event *raw = xcalloc(1, sizeof(*raw));
+		raw->name = xasprintf("r%" PRIx64, config);
+		raw->description = xasprintf("raw PMUv3 event 0x%" PRIx64 " (no catalogue row names it)", config);
+		raw->perf_type = 4;	/* PERF_TYPE_RAW */
+		raw->number = config;
+		raw->fixed_counter = -1;
+		raw->counters_mask = bpmu->config_mask | (config == 0x11 ? bpmu->fixed_mask : 0);
+		rec->raw = xrealloc(rec->raw, (rec->nraw + 1) * sizeof(*rec->raw));
+		rec->raw[rec->nraw++] = raw;
+		sel_add(rec, 1, raw, true);
+		return 0;
+	}
+	/* perf's privilege modifiers: :u counts user mode only (every counter event then: one mode a record) */
+	size_t nl = strlen(name);
+	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && nl > 2 && name[nl - 2] == ':' &&
+	    (name[nl - 1] == 'u' || name[nl - 1] == 'k')) {
+		char *base = xasprintf("%.*s", (int)(nl - 2), name);
+		ev = pfmcat_find(bpmu, base);
+		free(base);
+		if (ev && name[nl - 1] == 'k') {
+			error("'%s': lauka counts user mode (:u) or, where the kernel may be counted (root, or "
+			      "perf_event_paranoid <= 1), user and kernel together; not the kernel alone", name);
+			tip("the user-mode count is -m %.*s:u; the difference of the two is the kernel's", (int)(nl - 2), name);
+			return EXIT_USAGE;
+		}
+		if (ev) {
+			perf_count_user_only();
+			sel_add(rec, 1, ev, true);
+			return 0;
+		}
+	}
+#endif
 	return unknown_name(rec, name, bpmu);
 }
 
@@ -210,6 +250,9 @@ static char *chip_counters(const struct lk_pmu *pmu)
 	const char *chip = pmu->marketing_name ? pmu->marketing_name : pmu->name;
 	if (!general)
 		return xstrdup(chip);
+	/* Arm PMUv3's one fixed counter is the cycle counter (Apple's kpep PMUs have two fixed ones) */
+	if (fixed == 1 && pmu->arch && !strcmp(pmu->arch, "arm64") && pmu->kind && strcmp(pmu->kind, "kpep"))
+		return xasprintf("%s (%d general counters and the cycle counter)", chip, general);
 	return fixed ? xasprintf("%s (%d general and %d fixed counters)", chip, general, fixed)
 		     : xasprintf("%s (%d counters)", chip, general);
 }
@@ -246,6 +289,44 @@ static void plan_passes(struct record *rec, const struct lk_pmu *pmu, const stru
 	free(pass_of);
 }
 
+#ifdef __linux__
+/* A perf event that takes a counter of the CPU's PMU: hardware, cache, raw, or a core PMU's own. */
+static bool takes_pmu_counter(const struct lk_event *ev)
+{
+	const char *slash = ev->perf_type >= 6 ? strchr(ev->name, '/') : NULL;
+	return ev->perf_type == 0 || ev->perf_type == 3 || ev->perf_type == 4 ||
+	       (slash && perf_is_core_pmu(ev->name, (size_t)(slash - ev->name)));
+}
+#endif
+
+/*
+ * --passes with PMU events none of which has a known counter set: no plan can be made, and
+ * passing the set through would leave it to the kernel's multiplexing, which --passes promises
+ * never happens (issue 36 P3).  An error rather than a silent single pass.
+ */
+static int passes_unplanned(struct record *rec, const struct lk_pmu *pmu)
+{
+	(void)pmu;
+#ifdef __linux__
+	if (!rec->o.passes || !rec->be || strcmp(rec->be->name, "perf") || !perf_have_core_pmu())
+		return 0;
+	size_t hw = 0;
+	for (size_t i = 0; i < rec->nsel[1]; i++)
+		hw += takes_pmu_counter(rec->sel[1][i].ev);
+	if (hw < 2)
+		return 0;
+	error("--passes cannot split these measurements into passes: the number of counters of this "
+	      "machine's PMU is not known (libpfm4 has no model for this CPU, and the kernel did not let "
+	      "lauka measure its counters)");
+	tip("lauka doctor shows the group of counters that opens here; measure at most that many "
+	    "hardware events per record, without --passes");
+	return -1;
+#else
+	(void)rec;
+	return 0;
+#endif
+}
+
 /*
  * Assign counters (catalog/sched.c) and store them in the selection; when the set
  * cannot be counted at once, name the smallest conflicting subset and the
@@ -259,7 +340,7 @@ static int schedule(struct record *rec, const struct lk_pmu *pmu)
 	for (size_t i = 0; i < n; i++)
 		constrained |= sel[i].ev->counters_mask != 0;
 	if (!constrained)
-		return 0;
+		return passes_unplanned(rec, pmu);
 	const struct lk_event **evs = xcalloc(n, sizeof(*evs));
 	int *counter = xcalloc(n, sizeof(*counter));
 	struct sched_conflict conf;
@@ -514,8 +595,21 @@ void plan_columns(struct record *rec)
 			c->backend = b;
 			c->index = i;
 			c->ev = ev;
+			c->user_mode = false;
 			c->label = bpmu && b == 1 && !rec->o.guided ? pmu_shown_name(bpmu, ev->name)
 				   : rec->o.guided && b == 1 ? xctrace_slot_label(rec->cat, ev) : xstrdup(ev->name);
+#ifdef __linux__
+			/* What a PMU row counts, as perf prints it: instructions:u when the kernel is excluded.
+			 * The name is the measurement's in the exports and baselines too, so a count of
+			 * user mode is never compared with one of user + kernel (issue 36 P4). */
+			if (b == 1 && rec->be && !strcmp(rec->be->name, "perf") && takes_pmu_counter(ev) &&
+			    !perf_counts_kernel()) {
+				char *u = xasprintf("%s:u", c->label);
+				free(c->label);
+				c->label = u;
+				c->user_mode = true;
+			}
+#endif
 			c->unit = ev->unit;
 			if (strlen(c->label) > rec->name_width)
 				rec->name_width = strlen(c->label);

@@ -260,6 +260,12 @@ void record_release(struct record *rec)
 		free(rec->counts[b]);
 		free(rec->sel[b]);
 	}
+	for (size_t i = 0; i < rec->nraw; i++) {
+		free(rec->raw[i]->name);
+		free(rec->raw[i]->description);
+		free(rec->raw[i]);
+	}
+	free(rec->raw);
 	for (size_t i = 0; i < rec->ncmds; i++)
 		record_cmd_free(rec, &rec->cmds[i]);
 	free(rec->cmds);

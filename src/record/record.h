@@ -137,7 +137,12 @@ struct record_col {
 	const struct lk_event *ev;
 	char *label;
 	const char *unit;
+	bool user_mode;		/* a PMU event perf counts in user mode only: "instructions:u" (label and baselines) */
 };
+
+struct record;
+/* The name a baseline keeps for column c: its event's, with ":u" when counted in user mode only. */
+char *record_col_meas(const struct record *rec, size_t c);
 
 struct record_cmd {
 	struct record_prog prog;
@@ -152,6 +157,7 @@ struct record_cmd {
 	bool *check_ok;				/* [run], with --check */
 	int *codes;				/* [run] exit status of each measured run */
 	size_t ignored;				/* runs with a non-zero status that -i or --ok-exit-codes accepted */
+	size_t lingering;			/* runs after which its process group still had members */
 	double user_ns, sys_ns;			/* CPU times of the measured runs, summed (wait4's rusage) */
 	double elapsed_ns;			/* real time of its measured runs, lauka's own cost included */
 	size_t checks_passed;
@@ -209,6 +215,8 @@ struct record {
 	struct lk_pmu rpmu;
 	struct lk_evsel *sel[2];
 	size_t nsel[2];
+	struct lk_event **raw;			/* Arm raw events no catalogue row names (-m r23), owned */
+	size_t nraw;
 	struct backend_inst bi[2];
 	size_t nbi;
 	/*

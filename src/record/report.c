@@ -176,6 +176,11 @@ static void print_block(struct record *rec, struct record_cmd *c, unsigned index
 	}
 	runs_identical_note(rec, c, index);
 	collect_note(rec, c, index);
+	if (c->lingering)
+		warning("command %u left processes running after it exited (%zu of its %zu runs, warm-ups included: "
+			"its process group still had members); they were counted only until the command exited, "
+			"as perf stat counts (doc/linux.md, How perf counts a command)",
+			index, c->lingering, c->done + (size_t)c->warmups);
 	/* Direct process only; user mode (kperf, macOS rusage); xctrace's failed self-check (A2/C7). */
 	if (c != &rec->shell_cost) {
 		kperf_record_tips(rec->be ? rec->be->name : "rusage", c->prog.argv, c == &rec->cmds[0]);
@@ -474,7 +479,7 @@ static int save_baseline(struct record *rec)
 	b.meas = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(char *));
 	b.units = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(char *));
 	for (size_t i = 0; i < rec->ncols; i++) {
-		b.meas[i] = (char *)rec->cols[i].ev->name;
+		b.meas[i] = record_col_meas(rec, i);
 		b.units[i] = (char *)rec->cols[i].unit;
 	}
 	b.cmds = xcalloc(rec->ncmds, sizeof(*b.cmds));
@@ -488,6 +493,8 @@ static int save_baseline(struct record *rec)
 	int r = rec->o.git ? notes_save(&b, commit, err, sizeof(err)) : db_baseline_save(rec->db, &b, err, sizeof(err));
 	free(b.fingerprint);
 	free(b.git_commit);
+	for (size_t i = 0; i < rec->ncols; i++)
+		free(b.meas[i]);
 	free(b.meas);
 	free(b.units);
 	free(b.cmds);

@@ -677,6 +677,9 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 		kill(-x.pid, SIGKILL);
 	drain_stderr(r, true);
 	run_result(&x, counts, res);
+	/* A child the command left running keeps its process group (= its pid) alive; EPERM: one of another user's. */
+	if (x.pid > 0 && !runner_interrupted && (kill(-x.pid, 0) == 0 || errno == EPERM))
+		res->lingering = true;
 out:
 	for (size_t i = 0; i < nbackends; i++)
 		if (backends[i].ops->detach)

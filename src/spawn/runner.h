@@ -75,6 +75,7 @@ struct runner_result {
 	int term_signal;	/* signal that killed the child, or 0 */
 	int exec_errno;		/* non-zero when exec itself failed */
 	int tty_stop;		/* SIGTTIN/SIGTTOU: stopped on the terminal, then killed; 0 */
+	bool lingering;		/* after the reap the command's process group still had members (a child left running) */
 	uint64_t wall_ns;	/* from the child's release to exec to its exit being seen */
 	struct rusage ru;
 	char tail[RUNNER_TAIL_MAX + 1];	/* end of the child's stderr when it failed */
