@@ -21,6 +21,7 @@ struct item {
 	uint64_t allowed;	/* counters it may use */
 	int prefer;		/* its fixed counter, or -1 */
 	bool pair;		/* takes even counter c of allowed and c + 1 (SCHED_PAIR) */
+	int res;		/* shared register class (RES_*), or -1 */
 	const struct lk_event *ev;
 };
 
@@ -57,6 +58,56 @@ static uint64_t allowed_of(const struct lk_pmu *pmu, const struct lk_event *ev, 
 	return m & available(pmu);
 }
 
+/*
+ * Extra registers several events share (Intel; Linux's extra_regs in
+ * arch/x86/events/intel/core.c): the offcore response value (MSR
+ * 0x1a6/0x1a7, events 0xb7/0xbb, on Sapphire Rapids 0x2a/0x2b; two
+ * registers, and the kernel moves an event to the free one), the load
+ * latency threshold (MSR 0x3f6, event 0xcd) and the frontend value
+ * (MSR_PEBS_FRONTEND 0x3f7: event 0xc6, on Sapphire Rapids also 0xc2 and
+ * 0xad).  An event's value is its config1; events with different values
+ * of one register cannot share a pass.
+ */
+enum { RES_OCR, RES_LDLAT, RES_FE, NRES };
+static const unsigned res_cap[NRES] = { 2, 1, 1 };
+
+static int resource_of(const struct lk_pmu *pmu, const struct lk_event *ev)
+{
+	if (!ev->config1 || ev->perf_type != 4 || !pmu->arch || strcmp(pmu->arch, "x86_64"))
+		return -1;
+	switch (ev->number & 0xff) {
+	case 0xb7: case 0xbb: case 0x2a: case 0x2b:
+		return RES_OCR;
+	case 0xcd:
+		return RES_LDLAT;
+	case 0xc6: case 0xc2: case 0xad:
+		return RES_FE;
+	default:
+		return -1;
+	}
+}
+
+/* The values of the shared registers one set of events holds. */
+struct res_use {
+	uint64_t value[NRES][2];
+	unsigned n[NRES];
+};
+
+/* Whether an event with register class r and value v fits u (and records it when add). */
+static bool res_fits(struct res_use *u, int r, uint64_t v, bool add)
+{
+	if (r < 0)
+		return true;
+	for (unsigned i = 0; i < u->n[r]; i++)
+		if (u->value[r][i] == v)
+			return true;
+	if (u->n[r] >= res_cap[r])
+		return false;
+	if (add)
+		u->value[r][u->n[r]++] = v;
+	return true;
+}
+
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
@@ -81,6 +132,7 @@ static size_t collect(const struct lk_pmu *pmu, const struct lk_event *const *ev
 		it[k].idx = i;
 		it[k].ev = evs[i];
 		it[k].allowed = allowed_of(pmu, evs[i], &it[k].prefer);
+		it[k].res = resource_of(pmu, evs[i]);
 		it[k].pair = (evs[i]->counters_mask & SCHED_PAIR) && evs[i]->fixed_counter < 0;
 		if (it[k].pair) {	/* an even counter whose odd partner exists */
 			uint64_t a = available(pmu), even = 0;
@@ -349,7 +401,28 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
 	bool pairs = false;
 	for (size_t i = 0; i < k; i++)
 		pairs |= it[i].pair;
-	if (match_all(it, sel, k, &m)) {
+	struct res_use use = { 0 };
+	size_t over = SIZE_MAX;	/* an item whose register value does not fit */
+	for (size_t i = 0; i < k && over == SIZE_MAX; i++)
+		if (!res_fits(&use, it[i].res, it[i].ev->config1, true))
+			over = i;
+	if (over != SIZE_MAX) {
+		/* the register's capacity plus one events of distinct values: the smallest conflict */
+		rc = -LK_ESCHED;
+		if (conflict) {
+			int r = it[over].res;
+			for (size_t i = 0; i < k && conflict->n < SCHED_MAX_CONFLICT; i++) {
+				if (it[i].res != r)
+					continue;
+				bool dup = false;
+				for (size_t j = 0; j < conflict->n; j++)
+					dup |= evs[conflict->idx[j]]->config1 == it[i].ev->config1;
+				if (!dup && conflict->n <= res_cap[r])
+					conflict->idx[conflict->n++] = it[i].idx;
+			}
+			qsort(conflict->idx, conflict->n, sizeof(conflict->idx[0]), cmp_size);
+		}
+	} else if (match_all(it, sel, k, &m)) {
 		for (int c = 0; c < NCOUNTERS; c++)	/* a pair event is shown on its even counter */
 			if (m.owner[c] >= 0 && counter[it[m.owner[c]].idx] < 0)
 				counter[it[m.owner[c]].idx] = c;
@@ -386,6 +459,7 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 		struct matching m;
 		size_t *items, nitems;
 		bool pairs;
+		struct res_use use;
 	} *ps = xcalloc(k + 1, sizeof(*ps));
 	size_t nps = 0;
 	size_t *sel = xcalloc(k + 1, sizeof(*sel));
@@ -394,6 +468,8 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 		for (p = 0; p < nps; p++) {
 			struct pass *q = &ps[p];
 			bool ok;
+			if (!res_fits(&q->use, it[i].res, it[i].ev->config1, false))
+				continue;
 			if (!q->pairs && !it[i].pair) {
 				q->m.stamp++;
 				ok = augment(&q->m, it, i);
@@ -416,6 +492,7 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 				augment(&q->m, it, i);
 		}
 		struct pass *q = &ps[p];
+		res_fits(&q->use, it[i].res, it[i].ev->config1, true);
 		q->items = xrealloc(q->items, (q->nitems + 1) * sizeof(*q->items));
 		q->items[q->nitems++] = i;
 		q->pairs |= it[i].pair;

@@ -74,16 +74,33 @@ static int cmp_enc(const void *a, const void *b)
 	return strcmp(x->ev->name, y->ev->name);
 }
 
-/* The table's plain, programmable events sorted by encoding. */
+/*
+ * The key an encoding's counters are looked up by: PERFEVTSEL's fields, with
+ * the offcore response's second event (RSP_1: 0xbb, on Sapphire Rapids 0x2b)
+ * folded onto its first (0xb7, 0x2a); Intel lists them as one event
+ * ("0xB7, 0xBB") and the kernel moves an event between the two.
+ */
+static uint64_t enc_key(uint64_t config)
+{
+	config &= VENDOR_FIELDS;
+	uint64_t code = config & 0xff;
+	if (code == 0xbb)
+		code = 0xb7;
+	else if (code == 0x2b)
+		code = 0x2a;
+	return (config & ~UINT64_C(0xff)) | code;
+}
+
+/* The table's programmable events (MSR events too: their counters do not depend on the MSR's value), by encoding. */
 static struct enc *by_encoding(const struct perfmon_table *t, bool smt_off, size_t *n)
 {
 	struct enc *v = xcalloc(t->n ? t->n : 1, sizeof(*v));
 	*n = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct perfmon_event *e = &t->events[i];
-		if (!plain(e) || e->fixed >= 0)
+		if (e->fixed >= 0)
 			continue;
-		v[*n].config = perfmon_config(e);
+		v[*n].config = enc_key(perfmon_config(e));
 		v[*n].counters = smt_off ? e->counters_htoff : e->counters;
 		v[*n].ev = e;
 		(*n)++;
@@ -95,6 +112,7 @@ static struct enc *by_encoding(const struct perfmon_table *t, bool smt_off, size
 /* The counters every table event of this encoding allows (0: none has it). */
 static uint64_t counters_of_encoding(const struct enc *v, size_t n, uint64_t config)
 {
+	config = enc_key(config);
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -141,9 +159,15 @@ static bool apply_row(struct lk_event *ev, const struct perfmon_table *t, const 
 		/* Intel names its fixed counter only (ICL INST_RETIRED.PREC_DIST, SPR INST_RETIRED.ANY). */
 		ev->counters_mask = UINT64_C(1) << (PERFMON_FIXED_BASE + v->fixed);
 		ev->fixed_counter = PERFMON_FIXED_BASE + v->fixed;
-		if ((ev->number & 0xff) || ev->config1)
+		if (ev->config1)
 			return false;
-		/* libpfm4 gave Intel's pseudo-encoding (SPR cpu_clk_unhalted.thread 0x0200): open what Linux takes. */
+		/*
+		 * Open what Linux puts on that fixed counter: libpfm4 gave Intel's pseudo-encoding (SPR
+		 * cpu_clk_unhalted.thread 0x0200), or a programmable encoding the kernel's fixed constraint
+		 * does not match (SPR inst_retired.any 0x01c0: Linux 6.x intel_spr_event_constraints has
+		 * FIXED_EVENT_CONSTRAINT(0x00c0, 0) and (0x0100, 0) only, and 0x01c0 falls in
+		 * INTEL_EVENT_CONSTRAINT_RANGE(0x90, 0xfe, 0xff), a general counter).
+		 */
 		uint64_t want = linux_config(v);
 		if ((ev->number & VENDOR_FIELDS) == want)
 			return false;
@@ -151,9 +175,14 @@ static bool apply_row(struct lk_event *ev, const struct perfmon_table *t, const 
 		perf_string(ev->number & VENDOR_FIELDS, was, sizeof(was));
 		perf_string(want, now, sizeof(now));
 		free(ev->errata);
-		ev->errata = xasprintf("%s encodes it %s, the pseudo-encoding %s gives for fixed counter %d, which Linux "
-				       "does not open on every model; lauka opens the architectural %s", libpfm, was, label,
-				       v->fixed, now);
+		if (ev->number & 0xff)
+			ev->errata = xasprintf("%s encodes it %s, which Linux does not put on fixed counter %d, the only "
+					       "counter %s names; lauka opens %s, the encoding Linux counts there",
+					       libpfm, was, v->fixed, label, now);
+		else
+			ev->errata = xasprintf("%s encodes it %s, the pseudo-encoding %s gives for fixed counter %d, "
+					       "which Linux does not open on every model; lauka opens the architectural %s",
+					       libpfm, was, label, v->fixed, now);
 		ev->number = (ev->number & ~VENDOR_FIELDS) | want;
 		return true;
 	}
@@ -191,7 +220,7 @@ static bool apply_row(struct lk_event *ev, const struct perfmon_table *t, const 
 	}
 	if (v)
 		allowed = smt_off ? v->counters_htoff : v->counters;
-	else if (!ev->config1)
+	else
 		allowed = counters_of_encoding(enc, nenc, ev->number & VENDOR_FIELDS);
 	allowed &= gp;
 	/* A fixed-only encoding keeps its fixed counter; otherwise the vendor's general counters narrow the rule's. */

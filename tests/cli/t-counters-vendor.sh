@@ -57,22 +57,50 @@ for e in intel:
     if decode(r["encoding"]) != ref:
         print("encoding:", e["EventName"], r["encoding"], "Intel", ref); bad += 1
 
-# Every pass of the plan fits: events to counters by Intel's lists (by name, else every general counter).
-fixed_of = {}
+# Every pass of the plan is one the kernel opens (HT on): each row resolved by its encoding, not its name, to
+# the Counter lists of Intel's events of that encoding (offcore's RSP_1 twin 0xbb/0x2b folded onto 0xb7/0x2a;
+# all of them allow: their intersection), else every general counter.  Fixed counters: Intel's pseudo-encodings
+# (event 0x00, umask n+1 = fixed counter n) and Linux's architectural 0x00c0 / 0x003c, which may take fixed 0 / 1
+# besides the general counters of their programmable twin (arch/x86/events/intel/core.c, fixed constraints).
+# Shared registers (Intel's MSRIndex of the event code; the kernel's extra_regs): at most two distinct offcore
+# response values (0x1a6/0x1a7) and one value of each single MSR (keyed by event and umask) (0x3f6 load latency, 0x3f7 frontend) per pass.
+def enc_of(s):
+    m = re.fullmatch(r"cpu/(.*)/", s or "")
+    if not m:
+        return None
+    f = dict(t.split("=") if "=" in t else (t, "1") for t in m.group(1).split(",") if t)
+    if "config" in f:
+        return int(f["config"], 16), int(f.get("config1", "0"), 16)
+    c = int(f["event"], 16) | int(f["umask"], 16) << 8 | int(f.get("edge", 0)) << 18 | int(f.get("any", 0)) << 21
+    c |= int(f.get("inv", 0)) << 23 | int(f.get("cmask", 0)) << 24
+    return c, 0
+
+FOLD = {0xbb: 0xb7, 0x2b: 0x2a}
+def key(config):
+    config &= 0xffa4ffff
+    return (config & ~0xff) | FOLD.get(config & 0xff, config & 0xff)
+
+by_enc, msr_of_code = {}, {}
 for e in intel:
+    codes = [int(c, 16) for c in e["EventCode"].split(",")]
+    if e.get("MSRIndex") and int(e["MSRIndex"].split(",")[0], 0):
+        for c in codes:
+            msr_of_code[c | int(e["UMask"], 16) << 8] = int(e["MSRIndex"].split(",")[0], 0)
     if e["Counter"].startswith("Fixed"):
-        fixed_of[e["EventName"].lower()] = counters(e["Counter"])
-allowed_by_name = {e["EventName"].lower(): counters(e["Counter"]) for e in intel}
+        continue
+    k = key(codes[0] | int(e["UMask"], 16) << 8 | int(e.get("EdgeDetect", "0")) << 18 | int(e.get("AnyThread", "0")) << 21
+            | int(e.get("Invert", "0")) << 23 | int(e.get("CounterMask", "0")) << 24)
+    by_enc[k] = by_enc.get(k, counters(e["Counter"])) & counters(e["Counter"])
+CAP = {0x1a6: 2, 0x1a7: 2, 0x3f6: 1, 0x3f7: 1}
+
 def allowed(name):
-    r = by[name]
-    # Linux (arch/x86/events/intel/core.c, intel_pmu_init): the architectural encodings 0x00c0 and 0x003c
-    # may also use fixed counter 0 / 1, whatever Intel's Counter list for the programmable event says.
-    extra = {(0xc0, 0, 0, 0, 0, 0): {"fixed 0"}, (0x3c, 0, 0, 0, 0, 0): {"fixed 1"}}.get(decode(r["encoding"]), set())
-    names = [r["name"]] + r["aliases"]
-    for n in names:
-        if n.lower() in allowed_by_name:
-            return allowed_by_name[n.lower()] | extra
-    return {c for c in r["counters"] if not isinstance(c, int)} | set(range(gp)) | extra
+    config, _ = enc_of(by[name]["encoding"])
+    k = key(config)
+    if k & 0xff == 0 and 1 <= (k >> 8 & 0xff) <= 4:	# a fixed counter's pseudo-encoding: that counter only
+        return {"fixed %d" % ((k >> 8 & 0xff) - 1)}
+    # the kernel matches fixed constraints on X86_RAW_EVENT_MASK: event, umask, edge, inv, cmask (not any)
+    extra = {0x00c0: {"fixed 0"}, 0x003c: {"fixed 1"}}.get(config & 0xff84ffff, set())
+    return by_enc.get(k, set(range(gp))) | extra
 
 def fits(evs):
     owner = {}
@@ -83,12 +111,24 @@ def fits(evs):
             if c not in owner or aug(owner[c], seen):
                 owner[c] = i; return True
         return False
-    return all(aug(i, set()) for i in range(len(evs)))
+    if not all(aug(i, set()) for i in range(len(evs))):
+        return "counters"
+    vals = {}
+    for n in evs:
+        config, config1 = enc_of(by[n]["encoding"])
+        msr = msr_of_code.get(config & 0xffff)
+        if msr in CAP:
+            vals.setdefault(CAP[msr] == 2 and 0x1a6 or msr, set()).add(config1)
+    for msr, v in vals.items():
+        if len(v) > CAP[msr]:
+            return "%d values of MSR 0x%x" % (len(v), msr)
+    return None
 
 passes = [l.split()[2:] for l in open(sys.argv[3]) if l.startswith("pass ")]
 for k, p in enumerate(passes):
-    if not fits(p):
-        print("pass", k + 1, "does not fit Intel's counters:", p); bad += 1
+    why = fits(p)
+    if why:
+        print("pass", k + 1, "is refused by the kernel (%s):" % why, " ".join(p)); bad += 1
 print(sys.argv[1].split("/")[-1], "checked", checked, "events and", len(passes), "passes;", bad, "problems")
 sys.exit(1 if bad or checked < 200 else 0)
 PY
