@@ -296,6 +296,9 @@ static const struct {
 	{ "skl", 437, 4, 3 },
 	{ "icl", 0, 8, 4 },
 	{ "spr", 0, 8, 4 },
+	{ "icx", 0, 8, 4 },	/* libpfm4: 16 */
+	{ "skx", 0, 4, 3 },	/* libpfm4: 8 */
+	{ "hsw", 0, 4, 3 },
 	{ "amd64_fam19h_zen4", 303, 6, 0 },
 	{ "amd64_fam17h_zen2", 0, 6, 0 },
 };

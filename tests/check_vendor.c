@@ -111,6 +111,14 @@ static const struct {
 	{ "skl", 564, 4, 8, 3, "59" },	/* Counter "0,1,2,3" (HT on), CounterHTOff up to 7 */
 	{ "icl", 343, 8, 8, 4, "1.24" },
 	{ "spr", 411, 8, 8, 4, "1.39" },
+	/* --lean tables (scripts/perfmon-compact.py): no deprecated events, one offcore event per encoding */
+	{ "icx", 271, 8, 8, 4, "1.30" },
+	{ "skx", 325, 4, 8, 3, "1.37" },
+	{ "clx", 328, 4, 8, 3, "1.25" },
+	{ "hsw", 336, 4, 8, 3, "36" },
+	{ "bdw", 342, 4, 8, 3, "30" },
+	{ "tgl", 262, 8, 8, 4, "1.19" },
+	{ "rkl", 273, 8, 8, 4, "1.04" },
 };
 
 START_TEST(test_shipped)
@@ -377,7 +385,7 @@ END_TEST
 /* Every pass of a whole-catalogue plan fits (masks, fixed counters, pairs), every event once. */
 START_TEST(test_plans)
 {
-	static const char *const models[] = { "skl", "icl", "spr", "amd64_fam19h_zen4" };
+	static const char *const models[] = { "skl", "icl", "spr", "icx", "skx", "clx", "hsw", "bdw", "amd64_fam19h_zen4" };
 	struct lk_pmu p;
 	char err[256];
 	ck_assert(pfmcat_catalog(models[_i], &p, err, sizeof(err)) == 0);
@@ -417,7 +425,7 @@ Suite *vendor_suite(void)
 	tcase_add_test(tc, test_merge);
 #ifdef LAUKA_HAVE_LIBPFM
 	tcase_add_loop_test(tc, test_sets, 0, (int)ARRAY_SIZE(sets));
-	tcase_add_loop_test(tc, test_plans, 0, 4);
+	tcase_add_loop_test(tc, test_plans, 0, 9);
 #endif
 	suite_add_tcase(s, tc);
 	return s;

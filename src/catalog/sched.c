@@ -73,11 +73,16 @@ static const unsigned res_cap[NRES] = { 2, 1, 1 };
 
 static int resource_of(const struct lk_pmu *pmu, const struct lk_event *ev)
 {
-	if (!ev->config1 || ev->perf_type != 4 || !pmu->arch || strcmp(pmu->arch, "x86_64"))
+	/* Intel only: x86 and not AMD (whose events never carry a config1) */
+	if (ev->perf_type != 4 || !pmu->arch || strcmp(pmu->arch, "x86_64") || (pmu->name && !strncmp(pmu->name, "amd", 3)))
 		return -1;
 	switch (ev->number & 0xff) {
 	case 0xb7: case 0xbb: case 0x2a: case 0x2b:
-		return RES_OCR;
+		return RES_OCR;	/* a value of 0 holds the register too */
+	}
+	if (!ev->config1)
+		return -1;
+	switch (ev->number & 0xff) {
 	case 0xcd:
 		return RES_LDLAT;
 	case 0xc6: case 0xc2: case 0xad:

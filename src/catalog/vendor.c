@@ -14,6 +14,13 @@
 #include "intel-skl.json.inc"
 #include "intel-icl.json.inc"
 #include "intel-spr.json.inc"
+#include "intel-icx.json.inc"
+#include "intel-skx.json.inc"
+#include "intel-clx.json.inc"
+#include "intel-hsw.json.inc"
+#include "intel-bdw.json.inc"
+#include "intel-tgl.json.inc"
+#include "intel-rkl.json.inc"
 
 const char *vendor_text_find(const struct vendor_text *tables, size_t n, const char *model, size_t *len)
 {
@@ -32,6 +39,13 @@ const char *vendor_builtin(const char *model, size_t *len)
 		{ "skl", intel_skl_json, sizeof(intel_skl_json) - 1 },
 		{ "icl", intel_icl_json, sizeof(intel_icl_json) - 1 },
 		{ "spr", intel_spr_json, sizeof(intel_spr_json) - 1 },
+		{ "icx", intel_icx_json, sizeof(intel_icx_json) - 1 },
+		{ "skx", intel_skx_json, sizeof(intel_skx_json) - 1 },
+		{ "clx", intel_clx_json, sizeof(intel_clx_json) - 1 },
+		{ "hsw", intel_hsw_json, sizeof(intel_hsw_json) - 1 },
+		{ "bdw", intel_bdw_json, sizeof(intel_bdw_json) - 1 },
+		{ "tgl", intel_tgl_json, sizeof(intel_tgl_json) - 1 },
+		{ "rkl", intel_rkl_json, sizeof(intel_rkl_json) - 1 },
 	};
 	return vendor_text_find(tables, ARRAY_SIZE(tables), model, len);
 }
