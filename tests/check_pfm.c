@@ -274,6 +274,11 @@ static size_t distinct_encodings(const char *model, const struct lk_pmu *pmu)
 				pfm_perf_encode_arg_t arg = { .size = sizeof(arg), .attr = &attr };
 				ck_assert_int_eq(pfm_get_os_event_encoding(spec, PFM_PLM3, PFM_OS_PERF_EVENT, &arg), PFM_SUCCESS);
 				v = xrealloc(v, (n + 1) * sizeof(*v));
+				/* an offcore response's RSP_1 code (0xbb, 0x2b) with a value counts what 0xb7 / 0x2a does:
+				 * one encoding (Intel lists both codes as one event; the kernel moves it between them) */
+				uint64_t code = attr.config & 0xff;
+				if (attr.config1 && (code == 0xbb || code == 0x2b))
+					attr.config = (attr.config & ~0xffULL) | (code == 0xbb ? 0xb7 : 0x2a);
 				v[n].config = attr.config;
 				v[n++].config1 = attr.config1;
 			}

@@ -310,16 +310,36 @@ struct dup {
 	int rank;	/* 0: Intel names it, 1: not */
 };
 
+/*
+ * An offcore response event's second encoding (RSP_1: 0xbb, 0x2b on Sapphire
+ * Rapids) with the same response value counts what the first (0xb7, 0x2a)
+ * does: Intel lists both codes as one event and the kernel moves an event to
+ * the other register when its own is taken (intel_alt_er()).  So they are
+ * one row, kept under the first code.  Only rows with a response value
+ * (config1): AMD's events have none.
+ */
+static uint64_t dup_number(const struct lk_event *e)
+{
+	if (!e->config1 || e->perf_type != 4)
+		return e->number;
+	uint64_t code = e->number & 0xff;
+	if (code == 0xbb || code == 0x2b)
+		return (e->number & ~UINT64_C(0xff)) | (code == 0xbb ? 0xb7 : 0x2a);
+	return e->number;
+}
+
 static int cmp_dup(const void *a, const void *b)
 {
 	const struct dup *x = a, *y = b;
 	const struct lk_event *e = x->ev, *f = y->ev;
 	if (e->perf_type != f->perf_type)
 		return e->perf_type < f->perf_type ? -1 : 1;
-	if (e->number != f->number)
-		return e->number < f->number ? -1 : 1;
+	if (dup_number(e) != dup_number(f))
+		return dup_number(e) < dup_number(f) ? -1 : 1;
 	if (e->config1 != f->config1)
 		return e->config1 < f->config1 ? -1 : 1;
+	if (e->number != f->number)	/* the first code (0xb7) is kept */
+		return e->number < f->number ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	/* a fixed-only row first, then the shorter name, then by name */
@@ -331,7 +351,7 @@ static int cmp_dup(const void *a, const void *b)
 
 static bool same_encoding(const struct lk_event *a, const struct lk_event *b)
 {
-	return a->perf_type == b->perf_type && a->number == b->number && a->config1 == b->config1;
+	return a->perf_type == b->perf_type && dup_number(a) == dup_number(b) && a->config1 == b->config1;
 }
 
 size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t)

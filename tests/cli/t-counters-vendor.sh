@@ -134,6 +134,11 @@ sys.exit(1 if bad or checked < 200 else 0)
 PY
 done
 
+# An offcore response's RSP_1 twin (0x1bb, same response value) is an alias of its 0x1b7 row (catalog-audit-5 C7).
+run "$LAUKA" counters --pmu icl --check offcore_response_1.demand_data_rd_any_response,ocr.demand_data_rd_any_response
+expect_rc 0
+[ "$(printf '%s\n' "$out" | grep -c '^ocr.demand_data_rd_any_response ')" -eq 1 ] || fail "RSP_1 twin not an alias: $out"
+
 # The known libpfm4 errors are listed, the vendor's encoding used.
 run "$LAUKA" counters --pmu icl --check-sources
 expect_rc 0
