@@ -453,6 +453,38 @@ START_TEST(test_shared_registers)
 }
 END_TEST
 
+/* Planning is near-linear (adversarial-audit-5 D-16: 20,000 four-counter events took 25.6 s): 5,000 full passes. */
+START_TEST(test_passes_large)
+{
+	struct lk_pmu p;
+	memset(&p, 0, sizeof(p));
+	p.kind = xstrdup("perfmon");
+	p.name = xstrdup("big");
+	p.config_mask = 0xf;
+	enum { N = 20000 };
+	for (size_t i = 0; i < N; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "E%zu", i);
+		struct lk_event e = { .name = name, .number = i + 1, .counters_mask = 0xf, .fixed_counter = -1, .perf_type = 4 };
+		pmu_add_event(&p, &e);
+	}
+	const struct lk_event **evs = xcalloc(N, sizeof(*evs));
+	size_t *pass_of = xcalloc(N, sizeof(*pass_of));
+	for (size_t i = 0; i < N; i++)
+		evs[i] = &p.events[i];
+	ck_assert_uint_eq(sched_passes(&p, evs, N, pass_of), N / 4);
+	size_t *size = xcalloc(N / 4, sizeof(*size));
+	for (size_t i = 0; i < N; i++)
+		size[pass_of[i]]++;
+	for (size_t q = 0; q < N / 4; q++)
+		ck_assert_uint_eq(size[q], 4);
+	free(size);
+	free(pass_of);
+	free(evs);
+	pmu_release(&p);
+}
+END_TEST
+
 START_TEST(test_a14_flags)
 {
 	const char *path = LAUKA_SRCDIR "/tests/fixtures/kpep-data/a14.plist";
@@ -492,6 +524,7 @@ Suite *sched_suite(void)
 	tcase_add_loop_test(tc, test_incompat, 0, (int)ARRAY_SIZE(labels));
 	tcase_add_test(tc, test_a14_flags);
 	tcase_add_test(tc, test_shared_registers);
+	tcase_add_test(tc, test_passes_large);
 	tcase_add_test(tc, test_fixed_without_fallback);
 	tcase_add_test(tc, test_incompat_linear_matches);
 	tcase_add_test(tc, test_alias_cycle);

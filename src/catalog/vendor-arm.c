@@ -151,9 +151,16 @@ void vendor_arm_catalog(const struct armpmu_table *t, const char *name, struct l
 		pmu_add_event(out, &ev);
 	}
 	pmu_sort(out);
+	/* Arm's TRM names as aliases: a hash set of the names, not pmu_find() per event (quadratic) */
+	struct vendor_names names;
+	vendor_names_init(&names, out);
 	for (size_t i = 0; i < t->named; i++)
-		if (t->events[i].trm_name && pmu_find(out, t->events[i].name) && !pmu_find(out, t->events[i].trm_name))
+		if (t->events[i].trm_name && vendor_names_has(&names, t->events[i].name) &&
+		    !vendor_names_has(&names, t->events[i].trm_name)) {
 			pmu_add_alias(out, t->events[i].trm_name, t->events[i].name);
+			vendor_names_add(&names, out->aliases[out->naliases - 1].alias);
+		}
+	vendor_names_release(&names);
 	vendor_arm_generic_aliases(out);
 }
 

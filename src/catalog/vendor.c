@@ -50,6 +50,70 @@ const char *vendor_builtin(const char *model, size_t *len)
 	return vendor_text_find(tables, ARRAY_SIZE(tables), model, len);
 }
 
+static uint64_t name_hash(const char *name)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = (h ^ (uint64_t)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c)) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+static void names_put(struct vendor_names *s, const char *name)
+{
+	size_t i = (size_t)name_hash(name) & (s->cap - 1);
+	while (s->slot[i]) {
+		if (!lk_strcasecmp(s->slot[i], name))
+			return;
+		i = (i + 1) & (s->cap - 1);
+	}
+	s->slot[i] = name;
+	s->n++;
+}
+
+void vendor_names_add(struct vendor_names *s, const char *name)
+{
+	if (!name)
+		return;
+	if ((s->n + 1) * 2 > s->cap) {
+		struct vendor_names t = { xcalloc(s->cap * 2, sizeof(*t.slot)), s->cap * 2, 0 };
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				names_put(&t, s->slot[i]);
+		free(s->slot);
+		*s = t;
+	}
+	names_put(s, name);
+}
+
+void vendor_names_init(struct vendor_names *s, const struct lk_pmu *pmu)
+{
+	s->cap = 64;
+	s->n = 0;
+	s->slot = xcalloc(s->cap, sizeof(*s->slot));
+	for (size_t i = 0; i < pmu->nevents; i++)
+		vendor_names_add(s, pmu->events[i].name);
+	for (size_t i = 0; i < pmu->naliases; i++)
+		vendor_names_add(s, pmu->aliases[i].alias);
+}
+
+bool vendor_names_has(const struct vendor_names *s, const char *name)
+{
+	if (!name)
+		return false;
+	size_t i = (size_t)name_hash(name) & (s->cap - 1);
+	for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (!lk_strcasecmp(s->slot[i], name))
+			return true;
+	return false;
+}
+
+void vendor_names_release(struct vendor_names *s)
+{
+	free(s->slot);
+	s->slot = NULL;
+	s->cap = s->n = 0;
+}
+
 /*
  * The encoding Linux opens for an Intel event.  Intel writes the fixed
  * counters' events as pseudo-encodings, event 0x00 with umask n+1 for fixed
@@ -367,10 +431,11 @@ size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t
 	/* keep[i]: the index of the row event i merges into (itself when kept) */
 	size_t *into = xcalloc(n ? n : 1, sizeof(*into));
 	size_t merged = 0;
+	/* each group's head in one walk (walking back from every row was quadratic in a group's size) */
+	size_t head = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t head = i;
-		while (head > 0 && same_encoding(d[head - 1].ev, d[i].ev) && d[i].ev->perf_type != UINT32_MAX)
-			head--;
+		if (!i || !same_encoding(d[i - 1].ev, d[i].ev) || d[i].ev->perf_type == UINT32_MAX)
+			head = i;
 		into[d[i].idx] = d[head].idx;
 	}
 	/* the kept row allows only the counters every merged name allows (Intel may restrict one name more) */

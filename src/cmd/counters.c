@@ -281,14 +281,23 @@ static bool arm_pmu(const struct lk_pmu *p)
 /* The Arm CPU PMU's sysfs device, as the catalogue's "armv8_pmuv3/inst_retired/" names show it, or "". */
 static void arm_device(const struct lk_pmu *p, char *dev, size_t len)
 {
-	dev[0] = '\0';
-	for (size_t i = 0; i < p->nevents; i++) {
-		const char *n = p->events[i].name, *slash = strchr(n, '/');
-		if (!strncmp(n, "armv8", 5) && slash && (size_t)(slash - n) < len) {
-			snprintf(dev, len, "%.*s", (int)(slash - n), n);
-			return;
+	/* found once per catalogue (its rows' array and count), not per row: a listing of 40,000 rows was quadratic */
+	static const struct lk_event *seen_events;
+	static size_t seen_n;
+	static char seen_dev[64];
+	if (p->events != seen_events || p->nevents != seen_n) {
+		seen_dev[0] = '\0';
+		for (size_t i = 0; i < p->nevents; i++) {
+			const char *n = p->events[i].name, *slash = strchr(n, '/');
+			if (!strncmp(n, "armv8", 5) && slash && (size_t)(slash - n) < sizeof(seen_dev)) {
+				snprintf(seen_dev, sizeof(seen_dev), "%.*s", (int)(slash - n), n);
+				break;
+			}
 		}
+		seen_events = p->events;
+		seen_n = p->nevents;
 	}
+	snprintf(dev, len, "%s", seen_dev);
 }
 
 /* perf stat's spelling of a raw x86 or Arm encoding (vendor events), or "" for other events. */
