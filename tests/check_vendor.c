@@ -188,7 +188,8 @@ static void make_libpfm(struct lk_pmu *p)
 		{ "INST_RETIRED.PREC_DIST", 0x01c0 },
 		{ "UNHALTED_CORE_CYCLES", 0x003c },
 		{ "BR_INST_RETIRED.COND", 0x11c4 },	/* a name Intel does not use, its encoding one Intel has */
-		{ "ODD.THING", 0x77 },
+		{ "ODD.THING", 0x99 },
+		{ "KERNEL.RANGE", 0x77 },	/* Linux ICL: INTEL_EVENT_CONSTRAINT_RANGE(0x60, 0x8b, 0xf) */
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		struct lk_event e = { .name = (char *)rows[i].name, .number = rows[i].config, .perf_type = 4 };
@@ -252,6 +253,8 @@ START_TEST(test_apply)
 	ck_assert_int_eq(e->fixed_counter, 35);
 	/* unknown to Intel: every general counter of Intel's figure */
 	ck_assert_uint_eq(pmu_find(&p, "odd.thing")->counters_mask, 0xff);
+	/* ... narrowed by the kernel's constraint table where it has an entry */
+	ck_assert_uint_eq(pmu_find(&p, "kernel.range")->counters_mask, 0xf);
 	char why[256];
 	ck_assert_msg(pmu_validate(&p, why, sizeof(why)) == 0, "%s", why);
 	perfmon_release(&t);

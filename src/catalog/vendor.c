@@ -349,6 +349,171 @@ static void add_vendor_names(struct lk_pmu *pmu, const struct perfmon_table *t, 
 	}
 }
 
+/*
+ * Linux's counter constraints for Intel's general counters, transcribed (the
+ * facts, not the code) from arch/x86/events/intel/core.c as of Linux 6.x
+ * (intel_skl_event_constraints[], intel_icl_event_constraints[] with
+ * 0x48-0x56 since v5.19, intel_spr_event_constraints[],
+ * intel_hsw_event_constraints[], intel_bdw_event_constraints[]; which model
+ * takes which table: intel_pmu_init()).  The kernel takes the first entry
+ * that matches an event and allows only its counters; fixed-counter and
+ * topdown-metric entries are left out (catalog/pfm.h's fixed rule has them).
+ * Matching: KC_EVENT the event code alone, KC_UEVENT code and umask (never
+ * cmask or inv: SKL's 0x01c0 rule holds for inst_retired.total_cycles too),
+ * KC_RANGE a range of codes, KC_UBIT a code with that umask bit set.
+ */
+enum kc_kind { KC_END, KC_EVENT, KC_UEVENT, KC_RANGE, KC_UBIT };
+struct kc {
+	enum kc_kind kind;
+	unsigned code, hi;	/* code (KC_UEVENT: umask << 8 | code), or the range's ends */
+	uint64_t mask;
+};
+
+static const struct kc kc_skl[] = {
+	{ KC_UEVENT, 0x01c0, 0, 0x2 },	/* INST_RETIRED.PREC_DIST (any cmask/inv) */
+	{ KC_EVENT, 0xd0, 0, 0xf }, { KC_EVENT, 0xd1, 0, 0xf }, { KC_EVENT, 0xd2, 0, 0xf },
+	{ KC_EVENT, 0xcd, 0, 0xf }, { KC_EVENT, 0xc6, 0, 0xf },
+	{ KC_END, 0, 0, 0 },
+};
+static const struct kc kc_icl[] = {
+	{ KC_RANGE, 0x03, 0x0a, 0xf }, { KC_RANGE, 0x1f, 0x28, 0xf }, { KC_EVENT, 0x32, 0, 0xf },
+	{ KC_RANGE, 0x48, 0x56, 0xf }, { KC_RANGE, 0x60, 0x8b, 0xf },
+	{ KC_UEVENT, 0x04a3, 0, 0xff }, { KC_UEVENT, 0x10a3, 0, 0xff }, { KC_UEVENT, 0x14a3, 0, 0xff },
+	{ KC_EVENT, 0xa3, 0, 0xf }, { KC_RANGE, 0xa8, 0xb0, 0xf }, { KC_RANGE, 0xb7, 0xbd, 0xf },
+	{ KC_RANGE, 0xd0, 0xe6, 0xf }, { KC_EVENT, 0xef, 0, 0xf }, { KC_RANGE, 0xf0, 0xf4, 0xf },
+	{ KC_END, 0, 0, 0 },
+};
+static const struct kc kc_spr[] = {
+	{ KC_EVENT, 0x2e, 0, 0xff }, { KC_EVENT, 0x3c, 0, 0xff }, { KC_RANGE, 0x01, 0x8f, 0xf },
+	{ KC_UEVENT, 0x01a3, 0, 0xf }, { KC_UEVENT, 0x02a3, 0, 0xf }, { KC_UEVENT, 0x08a3, 0, 0xf },
+	{ KC_UEVENT, 0x04a4, 0, 0x1 }, { KC_UEVENT, 0x08a4, 0, 0x1 }, { KC_UEVENT, 0x02cd, 0, 0x1 },
+	{ KC_EVENT, 0xce, 0, 0x1 },	/* AMX_OPS_RETIRED.* */
+	{ KC_RANGE, 0xd0, 0xdf, 0xf }, { KC_RANGE, 0x90, 0xfe, 0xff },
+	{ KC_END, 0, 0, 0 },
+};
+static const struct kc kc_hsw[] = {
+	{ KC_UEVENT, 0x0148, 0, 0x4 }, { KC_UEVENT, 0x01c0, 0, 0x2 }, { KC_EVENT, 0xcd, 0, 0x8 },
+	{ KC_UEVENT, 0x08a3, 0, 0x4 }, { KC_UEVENT, 0x0ca3, 0, 0x4 }, { KC_UEVENT, 0x04a3, 0, 0xf },
+	{ KC_EVENT, 0xd0, 0, 0xf }, { KC_EVENT, 0xd1, 0, 0xf }, { KC_EVENT, 0xd2, 0, 0xf }, { KC_EVENT, 0xd3, 0, 0xf },
+	{ KC_END, 0, 0, 0 },
+};
+static const struct kc kc_bdw[] = {
+	{ KC_UEVENT, 0x0148, 0, 0x4 }, { KC_UBIT, 0x08a3, 0, 0x4 },
+	{ KC_EVENT, 0xd0, 0, 0xf }, { KC_EVENT, 0xd1, 0, 0xf }, { KC_EVENT, 0xd2, 0, 0xf }, { KC_EVENT, 0xcd, 0, 0xf },
+	{ KC_END, 0, 0, 0 },
+};
+
+static int popcount64(uint64_t m)
+{
+	return __builtin_popcountll(m);
+}
+
+/* The kernel's table for a libpfm4 model (intel_pmu_init(): SKX and CLX take Skylake's, ICX, TGL and RKL Ice Lake's). */
+static const struct kc *kernel_constraints(const char *model)
+{
+	static const struct { const char *model; const struct kc *kc; } by[] = {
+		{ "skl", kc_skl }, { "skx", kc_skl }, { "clx", kc_skl }, { "icl", kc_icl }, { "icx", kc_icl },
+		{ "spr", kc_spr }, { "hsw", kc_hsw }, { "hsw_ep", kc_hsw }, { "bdw", kc_bdw }, { "bdw_ep", kc_bdw },
+	};
+	for (size_t i = 0; model && i < ARRAY_SIZE(by); i++)
+		if (!strcmp(model, by[i].model))
+			return by[i].kc;
+	return NULL;
+}
+
+/* The general counters the kernel allows an encoding (0: no entry, every counter). */
+static uint64_t kernel_mask(const struct kc *kc, uint64_t config)
+{
+	unsigned code = (unsigned)(config & 0xff), umask = (unsigned)(config >> 8 & 0xff);
+	for (; kc && kc->kind != KC_END; kc++) {
+		bool hit = false;
+		switch (kc->kind) {
+		case KC_EVENT: hit = code == kc->code; break;
+		case KC_UEVENT: hit = (umask << 8 | code) == kc->code; break;
+		case KC_RANGE: hit = code >= kc->code && code <= kc->hi; break;
+		case KC_UBIT: hit = code == (kc->code & 0xff) && (umask & (kc->code >> 8)); break;
+		case KC_END: break;
+		}
+		if (hit)
+			return kc->mask;
+	}
+	return 0;
+}
+
+/*
+ * Each general-counter row narrowed to the kernel's counters (catalog-audit-5
+ * C6: SPR amx_ops_retired.* on counter 0, SKL inst_retired.total_cycles on
+ * counter 1, ICL's 0x02b0, 0x01d3 and 0x60 rows on 0-3).  Where the kernel
+ * and the vendor share no counter (SKL inst_retired.total_cycles: Intel 0,2,3,
+ * Linux 1), the kernel's wins, as it decides, and the row's errata say so.
+ */
+static void apply_kernel(struct lk_pmu *pmu)
+{
+	const struct kc *kc = kernel_constraints(pmu->name);
+	if (!kc)
+		return;
+	for (size_t i = 0; i < pmu->nevents; i++) {
+		struct lk_event *ev = &pmu->events[i];
+		if (ev->fixed_counter >= 0 || ev->perf_type != 4)
+			continue;
+		uint64_t k = kernel_mask(kc, ev->number) & pmu->config_mask;
+		uint64_t gp = ev->counters_mask & pmu->config_mask;
+		if (!k || !gp || (gp & k) == gp)
+			continue;
+		if (!(gp & k) && !ev->errata)	/* the kernel schedules it there whatever the vendor says */
+			ev->errata = xasprintf("Linux puts this encoding on counter%s 0x%" PRIx64 " only (arch/x86/events/intel/"
+					       "core.c), none of the counters the vendor's table names: lauka plans "
+					       "what the kernel will do", popcount64(k) > 1 ? "s" : "", k);
+		ev->counters_mask = (ev->counters_mask & ~pmu->config_mask) | ((gp & k) ? gp & k : k);
+	}
+}
+
+/*
+ * Event 0x00 is no event: only its umasks 1-4 mean something, the
+ * pseudo-encodings of fixed counters 0-3 (Linux: 0x0300 and 0x0400; 0x0100 on
+ * newer models).  A libpfm4 row with another (ICL topdown.br_mispredict_slots
+ * 0x0800, C10) or on general counters is left out: the kernel would count
+ * nothing meaningful there.  Returns how many went.
+ */
+static size_t drop_event_zero(struct lk_pmu *pmu)
+{
+	size_t w = 0, n = pmu->nevents;
+	for (size_t i = 0; i < n; i++) {
+		struct lk_event *e = &pmu->events[i];
+		unsigned umask = (unsigned)(e->number >> 8 & 0xff);
+		bool bad = e->perf_type == 4 && (e->number & 0xff) == 0 && !e->config1 &&
+			   (umask < 1 || umask > 4 || e->fixed_counter < 0);
+		if (bad) {
+			free(e->name);
+			free(e->description);
+			free(e->fallback);
+			free(e->errata);
+			free(e->unit);
+			continue;
+		}
+		pmu->events[w++] = *e;
+	}
+	pmu->nevents = w;
+	pmu->sorted = false;
+	if (w == n)
+		return 0;
+	/* their aliases go with them */
+	pmu_sort(pmu);
+	size_t a = 0;
+	for (size_t i = 0; i < pmu->naliases; i++) {
+		struct lk_alias *al = &pmu->aliases[i];
+		if (!pmu_find_exact(pmu, al->target)) {
+			free(al->alias);
+			free(al->target);
+			continue;
+		}
+		pmu->aliases[a++] = *al;
+	}
+	pmu->naliases = a;
+	pmu->sorted = false;
+	return n - w;
+}
+
 size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off)
 {
 	unsigned gp = smt_off ? t->gp_htoff : t->gp;
@@ -364,6 +529,8 @@ size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const cha
 		corrected += apply_row(&pmu->events[i], t, enc, nenc, pmu, label, libpfm, smt_off);
 	free(enc);
 	add_vendor_names(pmu, t, label, smt_off);
+	apply_kernel(pmu);
+	drop_event_zero(pmu);
 	pmu_sort(pmu);
 	return corrected;
 }

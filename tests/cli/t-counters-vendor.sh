@@ -10,9 +10,13 @@ command -v python3 >/dev/null || skip "no python3"
 for m in skl icl spr icx skx hsw; do
 	"$LAUKA" counters --pmu $m --json > $m.json || fail "$m: --json failed"
 	"$LAUKA" calibrate --backend perf --pmu $m --passes > $m.plan || fail "$m: --passes failed"
-	python3 - "$LAUKA_SRCDIR/catalog/intel-$m.json" $m.json $m.plan <<'PY' || fail "$m: differs from Intel's table"
+	python3 - "$LAUKA_SRCDIR/catalog/intel-$m.json" $m.json $m.plan $m <<'PY' || fail "$m: differs from Intel's table"
 import json, re, sys
 intel = json.load(open(sys.argv[1]))["Events"]
+# Where Intel's list and the kernel's constraint share no counter, the kernel decides where the event runs:
+# Linux intel_skl_event_constraints INTEL_UEVENT_CONSTRAINT(0x1c0, 0x2) matches event and umask only, so
+# SKL INST_RETIRED.TOTAL_CYCLES (0x01c0, inv, cmask 10; Intel "0,2,3") runs on counter 1.
+KERNEL_ONLY = {"skl": {0x01c0: {1}}, "skx": {0x01c0: {1}}}.get(sys.argv[4], {})
 rows = json.load(open(sys.argv[2]))
 by = {}
 for r in rows:
@@ -49,6 +53,10 @@ for e in intel:
         if not want <= got:
             print("fixed:", e["EventName"], got); bad += 1
         continue
+    code = int(e["EventCode"].split(",")[0], 16)
+    ku = KERNEL_ONLY.get(code | int(e["UMask"], 16) << 8)
+    if ku and not ku & want:
+        want = ku	# the kernel's counter, where it and Intel share none (below)
     if {c for c in got if isinstance(c, int)} != want:
         print("counters:", e["EventName"], sorted(c for c in got if isinstance(c, int)), "Intel", sorted(want)); bad += 1
     code = int(e["EventCode"].split(",")[0], 16)
@@ -93,9 +101,12 @@ for e in intel:
     by_enc[k] = by_enc.get(k, counters(e["Counter"])) & counters(e["Counter"])
 CAP = {0x1a6: 2, 0x1a7: 2, 0x3f6: 1, 0x3f7: 1}
 
+
 def allowed(name):
     config, _ = enc_of(by[name]["encoding"])
     k = key(config)
+    if config & 0xffff in KERNEL_ONLY and not (KERNEL_ONLY[config & 0xffff] & by_enc.get(k, set())):
+        return KERNEL_ONLY[config & 0xffff]
     if k & 0xff == 0 and 1 <= (k >> 8 & 0xff) <= 4:	# a fixed counter's pseudo-encoding: that counter only
         return {"fixed %d" % ((k >> 8 & 0xff) - 1)}
     # the kernel matches fixed constraints on X86_RAW_EVENT_MASK: event, umask, edge, inv, cmask (not any)
@@ -138,6 +149,22 @@ done
 run "$LAUKA" counters --pmu icl --check offcore_response_1.demand_data_rd_any_response,ocr.demand_data_rd_any_response
 expect_rc 0
 [ "$(printf '%s\n' "$out" | grep -c '^ocr.demand_data_rd_any_response ')" -eq 1 ] || fail "RSP_1 twin not an alias: $out"
+
+# Constraints only the kernel states (arch/x86/events/intel/core.c; catalog-audit-5 C5, C6, C10): SPR's AMX
+# events on counter 0 (INTEL_EVENT_CONSTRAINT(0xce, 0x1)), SKL's 0x01c0 on counter 1 whatever its cmask
+# (INTEL_UEVENT_CONSTRAINT(0x1c0, 0x2)); SPR inst_retired.any opened as 0x00c0, the encoding Linux puts on fixed
+# counter 0; event 0x00 rows that are no fixed counter's pseudo-encoding are gone.
+run "$LAUKA" counters --pmu spr --check amx_ops_retired.int8,amx_ops_retired.bf16
+expect_rc 2
+run "$LAUKA" counters --pmu skl --check inst_retired.prec_dist,inst_retired.total_cycles
+expect_rc 2
+run "$LAUKA" counters --pmu spr --check inst_retired.any,br_inst_retired.all_branches,br_misp_retired.all_branches,uops_issued.any,uops_retired.slots,idq.dsb_uops,idq.mite_uops,int_misc.recovery_cycles,uops_executed.thread
+expect_rc 0
+expect_out '^inst_retired.any  *fixed 0$'
+run "$LAUKA" counters --pmu spr --details
+printf '%s\n' "$out" | grep -q '^inst_retired.any  .*cpu/event=0xc0,umask=0x0/' || fail "spr inst_retired.any: $(printf '%s\n' "$out" | grep '^inst_retired.any ')"
+run "$LAUKA" counters --pmu icl --check topdown.br_mispredict_slots
+expect_rc 1
 
 # The known libpfm4 errors are listed, the vendor's encoding used.
 run "$LAUKA" counters --pmu icl --check-sources
