@@ -5,7 +5,7 @@
  * libpfm4 publishes no per-event counter restrictions and has wrong
  * encodings under some vendor names (doc/linux-events.md lists them); Intel's
  * perfmon tables (catalog/perfmon.h) have both.  For a model with a table
- * (catalog/intel-skl.json, -icl, -spr, derived from intel/perfmon,
+ * (catalog/intel-skl.json, -icl, -spr, -icx, -skx, -clx, -hsw, -bdw, -tgl, -rkl, derived from intel/perfmon,
  * BSD-3-Clause: catalog/LICENSE.intel-perfmon; or a user's file):
  *   - general counters: the table's figure per thread (Counter: with
  *     Hyper-Threading on; --smt off would take CounterHTOff), not libpfm4's
