@@ -727,6 +727,15 @@ int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char
 	find_model(model, &pi);
 	/* Intel's fixed-counter rules on Intel models only; an Arm model's counters are set by apply_arm() */
 	bool intel = strncmp(pi.name, "amd", 3) != 0 && !pfmcat_is_arm(pi.name);
+	size_t vlen;
+	if (smt_off && intel && !pfmcat_is_arm(pi.name) && !vendor_builtin(pi.name, &vlen)) {
+		/* SMT changes an Intel part's counters per thread; without Intel's table (CounterHTOff) lauka
+		 * knows neither figure, so --smt off is refused rather than silently ignored.  AMD's and Arm's
+		 * counters do not depend on SMT. */
+		lk_errbuf(err, len, "--smt off needs Intel's per-core counter figures, and lauka ships no Intel table "
+			  "for '%s' (it has skl, icl, spr, icx, skx, clx, hsw, bdw)", pi.name);
+		return -LK_EINVAL;
+	}
 	out->kind = xstrdup("pfm");
 	out->name = xstrdup(pi.name);
 	out->marketing_name = xstrdup(pi.desc);

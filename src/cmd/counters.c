@@ -864,6 +864,8 @@ int cmd_counters(int argc, char **argv)
 	r = catalog_open(&cat, b, &copts, err, sizeof(err));
 	if (r < 0) {
 		error("%s", err);
+		if (r == -LK_EINVAL && o.smt_off)
+			fix("leave out --smt off: lauka plans this model with its counters per thread as libpfm4 gives them");
 		return r == -LK_ENOENT && o.pmu ? EXIT_USAGE : EXIT_COUNTERS;
 	}
 	r = 0;
