@@ -264,6 +264,26 @@ END_TEST
 
 /* Rows of one encoding are one row: the name Intel uses stays, the others are its aliases. */
 /* Merging is linear in a group's size (adversarial-audit-5 D-6: 160,000 rows of one encoding took 24 s). */
+/* Intel's mapfile.csv: the table by family-model(-stepping), not by libpfm4's model name. */
+START_TEST(test_table_for)
+{
+	ck_assert_str_eq(vendor_table_for("icl", 6, 0x7e, 5), "icl");
+	ck_assert_str_eq(vendor_table_for("icl", 6, 0x8c, 1), "tgl");	/* Tiger Lake: libpfm4 says icl */
+	ck_assert_str_eq(vendor_table_for("icl", 6, 0x8d, 1), "tgl");
+	ck_assert_str_eq(vendor_table_for("icl", 6, 0xa7, 1), "rkl");	/* Rocket Lake */
+	ck_assert_str_eq(vendor_table_for("icl", 6, 0x6c, 1), "icx");	/* Ice Lake-D */
+	ck_assert_str_eq(vendor_table_for("skx", 6, 0x55, 4), "skx");
+	ck_assert_str_eq(vendor_table_for("skx", 6, 0x55, 7), "clx");	/* "GenuineIntel-6-55-[56789ABCDEF]" */
+	ck_assert_str_eq(vendor_table_for("hsw", 6, 0x46, 1), "hsw");
+	ck_assert_str_eq(vendor_table_for("bdw", 6, 0x47, 1), "bdw");
+	ck_assert_str_eq(vendor_table_for("snb", 6, 0x2a, 7), "snb");	/* none: libpfm4's name */
+	ck_assert_str_eq(vendor_table_for("amd64_fam19h_zen4", 0x19, 0x61, 2), "amd64_fam19h_zen4");
+	size_t len;
+	ck_assert_ptr_nonnull(vendor_builtin("tgl", &len));
+	ck_assert_ptr_nonnull(vendor_builtin("rkl", &len));
+}
+END_TEST
+
 START_TEST(test_merge_large)
 {
 	struct lk_pmu p;
@@ -450,6 +470,7 @@ Suite *vendor_suite(void)
 	tcase_add_test(tc, test_apply);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_merge_large);
+	tcase_add_test(tc, test_table_for);
 #ifdef LAUKA_HAVE_LIBPFM
 	tcase_add_loop_test(tc, test_sets, 0, (int)ARRAY_SIZE(sets));
 	tcase_add_loop_test(tc, test_plans, 0, 9);

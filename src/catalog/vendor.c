@@ -114,6 +114,25 @@ void vendor_names_release(struct vendor_names *s)
 	s->cap = s->n = 0;
 }
 
+const char *vendor_table_for(const char *model, unsigned family, unsigned cpu_model, unsigned stepping)
+{
+	/* Intel's mapfile.csv (intel/perfmon 6dadedf), its core rows for the tables lauka ships */
+	static const struct { unsigned model; const char *table; } map[] = {
+		{ 0x3c, "hsw" }, { 0x45, "hsw" }, { 0x46, "hsw" }, { 0x3d, "bdw" }, { 0x47, "bdw" },
+		{ 0x4e, "skl" }, { 0x5e, "skl" }, { 0x8e, "skl" }, { 0x9e, "skl" }, { 0xa5, "skl" }, { 0xa6, "skl" },
+		{ 0x7d, "icl" }, { 0x7e, "icl" }, { 0xa7, "rkl" }, { 0x8c, "tgl" }, { 0x8d, "tgl" },
+		{ 0x6a, "icx" }, { 0x6c, "icx" }, { 0x8f, "spr" },
+	};
+	if (family != 6)
+		return model;
+	if (cpu_model == 0x55)	/* "GenuineIntel-6-55-[01234]" SKX, "-[56789ABCDEF]" CLX */
+		return stepping <= 4 ? "skx" : "clx";
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (map[i].model == cpu_model)
+			return map[i].table;
+	return model;
+}
+
 /*
  * The encoding Linux opens for an Intel event.  Intel writes the fixed
  * counters' events as pseudo-encodings, event 0x00 with umask n+1 for fixed

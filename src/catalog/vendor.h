@@ -46,6 +46,14 @@ const char *vendor_text_find(const struct vendor_text *tables, size_t n, const c
 const char *vendor_builtin(const char *model, size_t *len);
 
 /*
+ * The table for an Intel CPU of this family, model and stepping, as Intel's
+ * mapfile.csv assigns it, or model (a libpfm4 name) when it names none.
+ * libpfm4's "icl" also covers Ice Lake-D (6-6C: ICX's table), Tiger Lake
+ * (6-8C/8D: TGL's) and Rocket Lake (6-A7: RKL's).
+ */
+const char *vendor_table_for(const char *model, unsigned family, unsigned cpu_model, unsigned stepping);
+
+/*
  * Lay table t over the libpfm4 catalogue pmu (kind "pfm", Intel).  label
  * names the table in errata ("Intel's table (SKL V59)").  Returns how many
  * rows' encodings were corrected.  pmu is sorted again.

@@ -558,7 +558,7 @@ static bool vendor_table(const struct lk_pmu *p, struct vendor_tab *v)
 		return false;
 	size_t len;
 	char err[256];
-	const char *text = vendor_builtin(p->name, &len);
+	const char *text = vendor_builtin(pfmcat_vendor_table(p->name), &len);
 	if (text)
 		return v->intel = perfmon_parse(text, len, &v->t, err, sizeof(err)) == 0;
 	text = vendor_arm_builtin(p->name, &len);
