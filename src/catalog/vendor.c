@@ -4,6 +4,7 @@
  */
 #include "catalog/vendor.h"
 #include "catalog/pfm.h"
+#include "catalog/sched.h"
 #include "base/util.h"
 
 #include <inttypes.h>
@@ -624,26 +625,60 @@ size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t
 			head = i;
 		into[d[i].idx] = d[head].idx;
 	}
-	/* the kept row allows only the counters every merged name allows (Intel may restrict one name more) */
+	/*
+	 * The kept row's counters, whatever the order of the names (catalog-audit-5 C11): the general counters
+	 * every name allows (Intel may restrict one name more), plus the fixed counter of any name on one (SKL
+	 * CPU_CLK_UNHALTED.THREAD_ANY on fixed 1 and .THREAD_P_ANY on general ones: the encoding may go to
+	 * either; Gracemont's cycles keeps fixed counter 1).
+	 */
+	uint64_t *gen = xcalloc(n ? n : 1, sizeof(*gen)), *fix = xcalloc(n ? n : 1, sizeof(*fix));
+	bool *has_gen = xcalloc(n ? n : 1, sizeof(*has_gen));
+	uint64_t fixed_bits = ~((UINT64_C(1) << PERFMON_FIXED_BASE) - 1) & ~SCHED_PAIR;
+	for (size_t i = 0; i < n; i++) {
+		const struct lk_event *e = &pmu->events[i];
+		size_t h = into[i];
+		uint64_t m = e->counters_mask & ~SCHED_PAIR;
+		uint64_t g = e->fixed_counter >= 0 ? 0 : m & ~fixed_bits;	/* a fixed row's mask is its counter */
+		fix[h] |= m & fixed_bits;
+		if (g) {
+			gen[h] = has_gen[h] ? gen[h] & g : g;
+			has_gen[h] = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (into[i] == i)
+			continue;
+		merged++;
+	}
+	for (size_t h = 0; h < n; h++) {
+		if (into[h] != h)
+			continue;
+		struct lk_event *keep = &pmu->events[h];
+		uint64_t pair = keep->counters_mask & SCHED_PAIR;
+		uint64_t g = has_gen[h] ? gen[h] : 0;
+		if (has_gen[h] && !g)	/* names with disjoint lists: keep the kept row's own */
+			g = keep->counters_mask & ~fixed_bits & ~SCHED_PAIR;
+		uint64_t m = g | fix[h];
+		if (!m)
+			continue;
+		if (g && fix[h] && keep->fixed_counter >= 0)
+			keep->fixed_counter = -1;
+		else if (!g && fix[h] && keep->fixed_counter < 0 && __builtin_popcountll(fix[h]) == 1)
+			keep->fixed_counter = __builtin_ctzll(fix[h]);
+		keep->counters_mask = m | pair;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (into[i] == i)
 			continue;
 		struct lk_event *keep = &pmu->events[into[i]], *gone = &pmu->events[i];
-		uint64_t both = keep->counters_mask & gone->counters_mask;
-		if (keep->fixed_counter < 0 && gone->fixed_counter < 0 && both) {
-			keep->counters_mask = both;
-		} else if ((keep->fixed_counter < 0) != (gone->fixed_counter < 0)) {
-			/* one name on its fixed counter, the other on general ones (SKL CPU_CLK_UNHALTED.THREAD_ANY
-			 * and .THREAD_P_ANY): the same encoding may go to either */
-			keep->counters_mask |= gone->counters_mask;
-			keep->fixed_counter = -1;
-		}
 		if (!keep->errata && gone->errata) {
 			keep->errata = gone->errata;
 			gone->errata = NULL;
 		}
-		merged++;
 	}
+	free(gen);
+	free(fix);
+	free(has_gen);
 	if (!merged) {
 		free(d);
 		free(into);

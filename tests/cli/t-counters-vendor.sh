@@ -115,6 +115,23 @@ run "$LAUKA" counters --pmu skylake_core --check 'INST_RETIRED.ANY,cycles,r20d1,
 expect_rc 0
 run "$LAUKA" counters --pmu skylake_core --details
 printf '%s\n' "$out" | grep -q '^uops_retired.total_cycles  .*cpu/event=0xc2,umask=0x2,inv,cmask=16/' || fail "imported encoding"
+# A merged row keeps its fixed counter whatever the order of its names (catalog-audit-5 C11): Gracemont's
+# cycles (CPU_CLK_UNHALTED.CORE/.THREAD on fixed counter 1, .CORE_P/.THREAD_P 0x3c on 0-5) and six general events.
+{
+	printf '{"Header":{"Info":"gracemont-like"},"Events":[\n'
+	printf '{"EventName":"CPU_CLK_UNHALTED.CORE","EventCode":"0x00","UMask":"0x02","Counter":"Fixed counter 1"},\n'
+	printf '{"EventName":"CPU_CLK_UNHALTED.CORE_P","EventCode":"0x3c","UMask":"0x00","Counter":"0,1,2,3,4,5"},\n'
+	printf '{"EventName":"CPU_CLK_UNHALTED.THREAD","EventCode":"0x00","UMask":"0x02","Counter":"Fixed counter 1"},\n'
+	printf '{"EventName":"CPU_CLK_UNHALTED.THREAD_P","EventCode":"0x3c","UMask":"0x00","Counter":"0,1,2,3,4,5"},\n'
+	for i in 1 2 3 4 5; do printf '{"EventName":"ARITH.E%d","EventCode":"0x%x","UMask":"0x01","Counter":"0,1,2,3,4,5"},\n' $i $((0x10 + i)); done
+	printf '{"EventName":"ARITH.E6","EventCode":"0x16","UMask":"0x01","Counter":"0,1,2,3,4,5"}\n]}\n'
+} > gracemont_like.json
+run "$LAUKA" counters --import gracemont_like.json
+expect_rc 0
+run "$LAUKA" counters --pmu gracemont_like --check cycles,arith.e1,arith.e2,arith.e3,arith.e4,arith.e5,arith.e6
+expect_rc 0
+expect_out 'fixed 1$'
+
 printf '{"Events":[{"EventName":"A","Counter":"0"}' > cut.json
 run "$LAUKA" counters --import cut.json
 expect_rc 2
