@@ -5,6 +5,7 @@
 #include "catalog/vendor.h"
 #include "catalog/pfm.h"
 #include "catalog/sched.h"
+#include "base/error.h"
 #include "base/util.h"
 
 #include <inttypes.h>
@@ -718,6 +719,62 @@ size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t
 	free(into);
 	pmu_sort(pmu);
 	return merged;
+}
+
+struct enc_names {
+	uint64_t config, config1, counters;
+	const char *name;
+};
+
+static int cmp_enc_names(const void *a, const void *b)
+{
+	const struct enc_names *x = a, *y = b;
+	if (x->config != y->config)
+		return x->config < y->config ? -1 : 1;
+	if (x->config1 != y->config1)
+		return x->config1 < y->config1 ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int vendor_check(const struct perfmon_table *t, char *err, size_t len)
+{
+	/* counters lauka's masks hold: general 0-30 (catalog/pmu.h), fixed ones from PERFMON_FIXED_BASE */
+	for (size_t i = 0; i < t->n; i++) {
+		const struct perfmon_event *v = &t->events[i];
+		if (v->fixed < 0 && (v->counters >> 31)) {
+			lk_errbuf(err, len, "event '%s' names counter %d, beyond the 31 general counters lauka models",
+				  v->name, 63 - __builtin_clzll(v->counters));
+			return -LK_EINVAL;
+		}
+	}
+	/* the names of one encoding must share a general counter: they are one event (adversarial-audit-5 D-13) */
+	struct enc_names *v = xcalloc(t->n ? t->n : 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct perfmon_event *e = &t->events[i];
+		if (e->deprecated || e->fixed >= 0 || !e->counters)
+			continue;
+		v[n].config = linux_config(e);
+		v[n].config1 = e->msr_index ? e->msr_value : 0;
+		v[n].counters = e->counters;
+		v[n++].name = e->name;
+	}
+	qsort(v, n, sizeof(*v), cmp_enc_names);
+	int r = 0;
+	for (size_t i = 0, head = 0; i < n && !r; i++) {
+		if (i && (v[i].config != v[i - 1].config || v[i].config1 != v[i - 1].config1))
+			head = i;
+		uint64_t both = v[head].counters;
+		for (size_t j = head + 1; j <= i; j++)
+			both &= v[j].counters;
+		if (!both) {
+			lk_errbuf(err, len, "events '%s' and '%s' have one encoding but no counter in common", v[head].name,
+				  v[i].name);
+			r = -LK_EINVAL;
+		}
+	}
+	free(v);
+	return r;
 }
 
 void vendor_catalog(const struct perfmon_table *t, const char *name, struct lk_pmu *out)

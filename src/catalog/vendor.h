@@ -76,6 +76,13 @@ size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t
  * counters and names; rows of one encoding merged, perf's generic names added.
  */
 void vendor_catalog(const struct perfmon_table *t, const char *name, struct lk_pmu *out);
+/*
+ * Whether vendor_catalog() can take t as it says (adversarial-audit-5 D-13):
+ * no general counter beyond the 31 a mask holds, and the names of one
+ * encoding (one event once merged) share a counter.  0, or -LK_EINVAL with
+ * the reason in err.
+ */
+int vendor_check(const struct perfmon_table *t, char *err, size_t len);
 
 /*
  * The names of a catalogue (events and aliases, any case) in a hash set, so

@@ -194,6 +194,13 @@ static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t 
 		vendor_arm_catalog(&a, name, out);
 		armpmu_release(&a);
 	} else {
+		if (vendor_check(&t, e2, sizeof(e2)) < 0) {
+			lk_errbuf(err, len, "'%s' is not an Intel perfmon event file lauka can use: %s", path, e2);
+			perfmon_release(&t);
+			free(name);
+			free(text);
+			return -LK_EINVAL;
+		}
 		vendor_catalog(&t, name, out);
 		perfmon_release(&t);
 	}

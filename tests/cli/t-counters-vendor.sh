@@ -132,6 +132,17 @@ run "$LAUKA" counters --pmu gracemont_like --check cycles,arith.e1,arith.e2,arit
 expect_rc 0
 expect_out 'fixed 1$'
 
+# Counter lists lauka cannot hold, or one encoding's names on disjoint counters, are refused (adversarial-audit-5
+# D-13), not widened or merged onto one of them.
+printf '{"Events":[{"EventName":"A.B","EventCode":"0x11","UMask":"0x1","Counter":"0"},{"EventName":"C.D","EventCode":"0x11","UMask":"0x1","Counter":"1"}]}' > disjoint.json
+run "$LAUKA" counters --import disjoint.json
+expect_rc 2
+expect_err "events 'A.B' and 'C.D' have one encoding but no counter in common"
+printf '{"Events":[{"EventName":"A.B","EventCode":"0x11","UMask":"0x1","Counter":"31"}]}' > counter31.json
+run "$LAUKA" counters --import counter31.json
+expect_rc 2
+expect_err "names counter 31, beyond the 31 general counters"
+
 printf '{"Events":[{"EventName":"A","Counter":"0"}' > cut.json
 run "$LAUKA" counters --import cut.json
 expect_rc 2
