@@ -328,20 +328,30 @@ static bool apply_row(struct lk_event *ev, const struct perfmon_table *t, const 
 	return corrected;
 }
 
-static bool has_name(const struct lk_pmu *pmu, const char *name)
-{
-	return pmu_find(pmu, name) != NULL;
-}
-
 /* Intel names libpfm4 does not use: aliases of the row of their encoding, else rows of their own. */
 static void add_vendor_names(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off)
 {
 	uint64_t gp = pmu->config_mask;
 	size_t nrows = pmu->nevents;
+	struct vendor_names names;
+	vendor_names_init(&names, pmu);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct perfmon_event *v = &t->events[i];
-		if (!plain(v) || has_name(pmu, v->name))
+		if (vendor_names_has(&names, v->name))
 			continue;
+		if (!plain(v)) {
+			/* an MSR event (offcore response, load latency, frontend): Intel's name is an alias of the row
+			 * with its encoding and MSR value (ICL OCR.DEMAND_DATA_RD.L3_HIT.ANY, catalog-audit-5 C8) */
+			uint64_t key = enc_key(linux_config(v));
+			for (size_t r = 0; r < nrows; r++)
+				if (pmu->events[r].config1 == v->msr_value && enc_key(pmu->events[r].number) == key &&
+				    pmu->events[r].perf_type == 4) {
+					pmu_add_alias(pmu, v->name, pmu->events[r].name);
+					vendor_names_add(&names, pmu->aliases[pmu->naliases - 1].alias);
+					break;
+				}
+			continue;
+		}
 		uint64_t config = linux_config(v);
 		const struct lk_event *row = NULL;
 		for (size_t r = 0; r < nrows && !row; r++)
@@ -350,6 +360,7 @@ static void add_vendor_names(struct lk_pmu *pmu, const struct perfmon_table *t, 
 		if (row && (v->fixed < 0 || row->fixed_counter == PERFMON_FIXED_BASE + v->fixed ||
 			    row->counters_mask >> (PERFMON_FIXED_BASE + v->fixed) & 1)) {
 			pmu_add_alias(pmu, v->name, row->name);
+			vendor_names_add(&names, pmu->aliases[pmu->naliases - 1].alias);
 			continue;
 		}
 		if (v->deprecated)
@@ -366,8 +377,10 @@ static void add_vendor_names(struct lk_pmu *pmu, const struct perfmon_table *t, 
 			ev.counters_mask = a ? a : gp;
 		}
 		pmu_add_event(pmu, &ev);
+		vendor_names_add(&names, pmu->events[pmu->nevents - 1].name);
 		free(ev.description);
 	}
+	vendor_names_release(&names);
 }
 
 /*

@@ -27,6 +27,12 @@ printf '%s\n' "$out" | grep -q '^inst_retired.any  .*cpu/event=0xc0,umask=0x0/' 
 run "$LAUKA" counters --pmu icl --check topdown.br_mispredict_slots
 expect_rc 1
 
+# Intel's names of MSR events are aliases of the row with their encoding and MSR value (catalog-audit-5 C8).
+run "$LAUKA" counters --pmu icl --check OCR.DEMAND_DATA_RD.L3_HIT.ANY,ocr.demand_data_rd.any_response
+expect_rc 0
+expect_out '^ocr.demand_data_rd_l3_hit_any  '
+expect_out '^ocr.demand_data_rd_any_response  '
+
 # The known libpfm4 errors are listed, the vendor's encoding used.
 run "$LAUKA" counters --pmu icl --check-sources
 expect_rc 0
