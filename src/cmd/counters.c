@@ -37,6 +37,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ struct counters_opts {
 	const char **imports;
 	size_t nimports;
 	const char *plot;	/* --plot FILE.svg: the latest stored calibration */
+	const char *pattern;	/* PATTERN: only events whose name or an alias contains it, any case */
 };
 
 #define SET(fn, stmt) \
@@ -95,9 +97,21 @@ static const struct opt_spec counters_options[] = {
 	{ "--import", NULL, true, set_import },
 };
 
+static int set_pattern(void *ctx, const char *v)
+{
+	struct counters_opts *o = ctx;
+	if (o->pattern) {
+		error("counters takes one PATTERN, not '%s' and '%s'", o->pattern, v);
+		return -1;
+	}
+	o->pattern = v;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct counters_opts *o)
 {
-	static const struct opt_verb verb = { "counters", counters_options, ARRAY_SIZE(counters_options), NULL, false };
+	static const struct opt_verb verb = { "counters", counters_options, ARRAY_SIZE(counters_options), set_pattern,
+					      false };
 	int next;
 	return opts_parse(&verb, o, argc, argv, &next);
 }
@@ -472,6 +486,49 @@ static void print_row(const char *cols, size_t wcols, const char *desc, size_t w
 	}
 }
 
+/* The rows PATTERN selects (NULL: all): a case-insensitive substring of the name or of one of its aliases. */
+static bool *row_shown;
+
+static bool contains_ci(const char *s, const char *pat)
+{
+	size_t n = strlen(pat);
+	for (; *s; s++) {
+		size_t k = 0;
+		while (k < n && s[k] && tolower((unsigned char)s[k]) == tolower((unsigned char)pat[k]))
+			k++;
+		if (k == n)
+			return true;
+	}
+	return !n;
+}
+
+static size_t select_rows(const struct lk_pmu *p, const char *pat)
+{
+	free(row_shown);
+	row_shown = NULL;
+	if (!pat)
+		return p->nevents;
+	row_shown = xcalloc(p->nevents + 1, sizeof(*row_shown));
+	size_t n = 0;
+	for (size_t i = 0; i < p->nevents; i++)
+		row_shown[i] = contains_ci(p->events[i].name, pat);
+	for (size_t a = 0; a < p->naliases; a++) {
+		if (!contains_ci(p->aliases[a].alias, pat))
+			continue;
+		const struct lk_event *e = pmu_find_exact(p, p->aliases[a].target);
+		if (e)
+			row_shown[e - p->events] = true;
+	}
+	for (size_t i = 0; i < p->nevents; i++)
+		n += row_shown[i];
+	return n;
+}
+
+static bool shown_row(size_t i)
+{
+	return !row_shown || row_shown[i];
+}
+
 static void print_catalogue(const struct counters_opts *o, const struct lk_backend *b, const struct catalog *cat)
 {
 	const struct lk_pmu *p = catalog_pmu(cat);
@@ -485,6 +542,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	sched_groups_init(p, &groups);
 	for (size_t i = 0; i < p->nevents; i++) {
 		names[i] = display(p, p->events[i].name);
+		if (!shown_row(i))
+			continue;
 		if (strlen(names[i]) > wname)
 			wname = strlen(names[i]);
 		sched_incompat_in(&groups, &p->events[i], inc[i], sizeof(inc[i]));
@@ -506,7 +565,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	bool verdicts = catalog_has_verdicts(cat) || unsupported;
 	if (!o->details) {
 		for (size_t i = 0; i < p->nevents; i++)
-			printf("%s\n", names[i]);
+			if (shown_row(i))
+				printf("%s\n", names[i]);
 		goto out;
 	}
 	size_t width = o->wide ? 0 : term_columns(STDOUT_FILENO);
@@ -521,6 +581,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	}
 	for (size_t i = 0; i < p->nevents; i++) {
 		const struct lk_event *e = &p->events[i];
+		if (!shown_row(i))
+			continue;
 		struct strbuf d = STRBUF_INIT;
 		describe(p, e, &d);
 		struct strbuf line = STRBUF_INIT;
@@ -623,10 +685,13 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 	const struct lk_alias **al = aliases_by_target(p);
 	const char *libpfm = p->kind && !strcmp(p->kind, "pfm") ? "libpfm4" : p->kind;
 	printf("[");
+	size_t nshown = 0;
 	for (size_t i = 0; i < p->nevents; i++) {
 		const struct lk_event *e = &p->events[i];
+		if (!shown_row(i))
+			continue;
 		char *name = display(p, e->name);
-		printf("%s\n  {\"name\": ", i ? "," : "");
+		printf("%s\n  {\"name\": ", nshown++ ? "," : "");
 		export_json_str(stdout, name);
 		printf(", \"catalogue\": ");
 		export_json_str(stdout, p->name);
@@ -688,7 +753,7 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 		printf("}");
 		free(name);
 	}
-	printf("%s]\n", p->nevents ? "\n" : "");
+	printf("%s]\n", nshown ? "\n" : "");
 	free(al);
 	if (vt)
 		vendor_release(&t);
@@ -876,6 +941,22 @@ int cmd_counters(int argc, char **argv)
 		return r == -LK_ENOENT && o.pmu ? EXIT_USAGE : EXIT_COUNTERS;
 	}
 	r = 0;
+	if (o.pattern && (o.check || o.check_sources)) {
+		error("a PATTERN filters the listing; --check and --check-sources take no PATTERN");
+		tip("lauka counters --pmu M PATTERN lists the events whose names contain PATTERN");
+		catalog_close(cat);
+		free(o.imports);
+		return EXIT_USAGE;
+	}
+	if (o.pattern && !select_rows(catalog_pmu(cat), o.pattern)) {
+		error("no event of catalogue '%s' has '%s' in its name or an alias", catalog_pmu(cat)->name, o.pattern);
+		tip("lauka counters%s%s lists them all", o.pmu ? " --pmu " : "", o.pmu ? o.pmu : "");
+		free(row_shown);
+		row_shown = NULL;
+		catalog_close(cat);
+		free(o.imports);
+		return EXIT_USAGE;
+	}
 	if (o.check)
 		r = check_set(&o, catalog_pmu(cat));
 	else if (o.check_sources)
@@ -916,6 +997,8 @@ int cmd_counters(int argc, char **argv)
 			tip("without root, 'lauka record --backend xctrace' counts them through Instruments (needs Xcode; "
 			    "seconds per run)");
 	}
+	free(row_shown);
+	row_shown = NULL;
 	catalog_close(cat);
 	return r;
 }

@@ -101,6 +101,17 @@ run "$LAUKA" counters --pmu skl --smt sometimes
 expect_rc 1
 expect_err "^error: --smt takes 'on' or 'off'"
 
+# A PATTERN filters the listing, --details and --json (catalog-audit-5 C14), by name or alias, any case.
+run "$LAUKA" counters --pmu skl MEM_LOAD_RETIRED.L1
+expect_rc 0
+[ "$out" = "$(printf 'mem_load_retired.l1_hit\nmem_load_retired.l1_miss')" ] || fail "pattern: $out"
+run "$LAUKA" counters --pmu skl --json mem_load_uops_retired.l1_hit
+expect_rc 0
+expect_out '"name": "mem_load_retired.l1_hit"'
+run "$LAUKA" counters --pmu skl no_such_thing
+expect_rc 1
+expect_err "^error: no event of catalogue 'skl' has 'no_such_thing' in its name or an alias"
+
 # The names users type: Intel's, libpfm4's, perf's generic and raw forms reach one row each.
 run "$LAUKA" counters --pmu skl --check 'INST_RETIRED.ANY,cpu_clk_unhalted.thread,cycles,cpu/event=0xd1,umask=0x20/,r20d1,MEM_LOAD_RETIRED:L3_MISS,skl::mem_load_retired:l3_miss'
 expect_rc 0
