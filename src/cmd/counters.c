@@ -38,6 +38,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ctype.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,7 +345,7 @@ static bool find_unsupported(const struct counters_opts *o, const struct lk_back
 			     const struct lk_pmu *p, char (*why)[160])
 {
 	bool any = false;
-	if (!o->details || o->pmu || !b->supported)
+	if (!(o->details || o->json) || o->pmu || !b->supported)
 		return false;
 	for (size_t i = 0; i < p->nevents; i++)
 		any |= b->supported(&p->events[i], why[i], sizeof(why[i])) < 0;
@@ -678,8 +679,12 @@ static size_t first_alias_of(const struct lk_alias *const *a, size_t n, const ch
 }
 
 /* --json: one object per event, the machine-readable form of --details. */
-static void print_json(const struct lk_pmu *p, struct catalog *cat)
+static void print_json(const struct counters_opts *o, const struct lk_backend *b, const struct lk_pmu *p,
+		       struct catalog *cat)
 {
+	/* the verdict --details shows: the stored one, else "unsupported" for an event this machine cannot count */
+	char (*why)[160] = xcalloc(p->nevents + 1, sizeof(*why));
+	find_unsupported(o, b, p, why);
 	struct vendor_tab t;
 	bool vt = vendor_table(p, &t);
 	const struct lk_alias **al = aliases_by_target(p);
@@ -724,10 +729,15 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 			}
 		printf("], \"pair\": %s, \"verdict\": ", e->counters_mask & SCHED_PAIR ? "true" : "false");
 		const char *v = catalog_verdict(cat, e);
+		if (!v && why[i][0])
+			v = "unsupported";
 		if (v)
 			export_json_str(stdout, v);
 		else
 			printf("null");
+		/* the numbers perf_event_open takes (type, config, config1) */
+		printf(", \"perf_type\": %" PRIu32 ", \"config\": %" PRIu64 ", \"config1\": %" PRIu64, e->perf_type,
+		       e->number, e->config1);
 		printf(", \"sources\": [");
 		bool vendor_only = e->description && (!strncmp(e->description, "(from Intel's table", 19) ||
 						      strstr(e->description, "(from Arm's table"));
@@ -754,6 +764,7 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 		free(name);
 	}
 	printf("%s]\n", nshown ? "\n" : "");
+	free(why);
 	free(al);
 	if (vt)
 		vendor_release(&t);
@@ -962,7 +973,7 @@ int cmd_counters(int argc, char **argv)
 	else if (o.check_sources)
 		r = check_sources(&o, catalog_pmu(cat));
 	else if (o.json)
-		print_json(catalog_pmu(cat), cat);
+		print_json(&o, b, catalog_pmu(cat), cat);
 	else
 		print_catalogue(&o, b, cat);
 	if (!o.check && o.details && !strcmp(b->name, "xctrace"))

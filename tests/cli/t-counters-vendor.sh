@@ -108,6 +108,13 @@ expect_rc 0
 run "$LAUKA" counters --pmu skl --json mem_load_uops_retired.l1_hit
 expect_rc 0
 expect_out '"name": "mem_load_retired.l1_hit"'
+expect_out '"perf_type": 4, "config": 465, "config1": 0'
+# --json says the verdict --details says: on this PMU-less machine the default catalogue's hardware events are
+# "unsupported" in both (catalog-audit-5 C14)
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+	run "$LAUKA" counters --json cycles
+	printf '%s\n' "$out" | grep '"name": "cycles"' | grep -q '"verdict": "unsupported"' || fail "--json verdict: $out"
+fi
 run "$LAUKA" counters --pmu skl no_such_thing
 expect_rc 1
 expect_err "^error: no event of catalogue 'skl' has 'no_such_thing' in its name or an alias"
