@@ -562,7 +562,8 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 				x->m.stamp++;
 				ok = augment(&x->m, it, i);
 			} else {
-				memcpy(sel, x->items, x->nitems * sizeof(*sel));
+				if (x->nitems)	/* a pass opened up to the bound may hold nothing yet */
+					memcpy(sel, x->items, x->nitems * sizeof(*sel));
 				sel[x->nitems] = i;
 				struct matching m;
 				ok = match_all(it, sel, x->nitems + 1, &m);
