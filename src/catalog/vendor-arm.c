@@ -96,6 +96,46 @@ static void add_arm_names(struct lk_pmu *pmu, const struct armpmu_table *t, cons
 	}
 }
 
+/*
+ * CHAIN (0x1e) links an odd counter to the even one below it into a 64-bit
+ * counter; it counts nothing on its own, so it is never a row (libpfm4 lists
+ * it on Neoverse N2, V1 and V2 as counter_overflow; catalog-audit-5 C12).
+ * Its aliases go with it.
+ */
+static void drop_chain(struct lk_pmu *pmu)
+{
+	size_t w = 0, n = pmu->nevents;
+	for (size_t i = 0; i < n; i++) {
+		struct lk_event *e = &pmu->events[i];
+		if (raw_row(e) && e->number == ARM_CHAIN) {
+			free(e->name);
+			free(e->description);
+			free(e->fallback);
+			free(e->errata);
+			free(e->unit);
+			continue;
+		}
+		pmu->events[w++] = *e;
+	}
+	if (w == n)
+		return;
+	pmu->nevents = w;
+	pmu->sorted = false;
+	pmu_sort(pmu);
+	size_t a = 0;
+	for (size_t i = 0; i < pmu->naliases; i++) {
+		struct lk_alias *al = &pmu->aliases[i];
+		if (!pmu_find_exact(pmu, al->target)) {
+			free(al->alias);
+			free(al->target);
+			continue;
+		}
+		pmu->aliases[a++] = *al;
+	}
+	pmu->naliases = a;
+	pmu->sorted = false;
+}
+
 size_t vendor_arm_apply(struct lk_pmu *pmu, const struct armpmu_table *t, const char *label)
 {
 	if (t->counters)
@@ -125,6 +165,7 @@ size_t vendor_arm_apply(struct lk_pmu *pmu, const struct armpmu_table *t, const 
 			ev->description = xstrdup(v->description);
 	}
 	add_arm_names(pmu, t, label);
+	drop_chain(pmu);
 	pmu_sort(pmu);
 	return corrected;
 }
