@@ -186,6 +186,7 @@ static void libpfm_like(struct lk_pmu *p)
 		{ "l1d_cache_refill", 0x05 },	/* a wrong number under Arm's name */
 		{ "ldst_spec", 0x72 },		/* a number Arm's table does not list */
 		{ "l1d_read_access", 0x40 },
+		{ "counter_overflow", 0x1e },	/* CHAIN under libpfm4's N2/V1/V2 name: never a row */
 	};
 	memset(p, 0, sizeof(*p));
 	p->kind = xstrdup("pfm");
@@ -231,7 +232,35 @@ START_TEST(test_apply)
 	ck_assert_uint_eq(e->number, 43);
 	ck_assert_ptr_nonnull(strstr(e->description, "L3 access (from Arm's table (Test-A1)"));
 	ck_assert_ptr_null(pmu_find(&p, "chain"));
+	ck_assert_ptr_null(pmu_find(&p, "counter_overflow"));
 	ck_assert_uint_eq(p.nevents, 7);
+	pmu_release(&p);
+	armpmu_release(&t);
+}
+END_TEST
+
+/* Cortex-A53's IMPDEF events carry the names Linux's pmu-events give them (catalog-audit-5 C12). */
+START_TEST(test_a53_kernel_names)
+{
+	struct armpmu_table t;
+	char err[256];
+	ck_assert_int_eq(armpmu_parse(table, strlen(table), &t, err, sizeof(err)), 0);
+	struct lk_pmu p;
+	libpfm_like(&p);
+	free(p.name);
+	p.name = xstrdup("arm_ac53");
+	struct lk_event e = { .fixed_counter = -1, .perf_type = 4, .name = (char *)"impdef_c0", .number = 0xc0,
+			      .counters_mask = 0x3f };
+	pmu_add_event(&p, &e);
+	pmu_sort(&p);
+	vendor_arm_apply(&p, &t, "Arm's table (Test-A1)");
+	ck_assert_str_eq(pmu_find(&p, "EXT_MEM_REQ")->name, "impdef_c0");	/* an alias of libpfm4's row */
+	const struct lk_event *m = pmu_find(&p, "br_cond_mispred");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->number, 0xcc);
+	ck_assert_uint_eq(pmu_find(&p, "st_dep_stall")->number, 0xe8);
+	char why[256];
+	ck_assert_msg(pmu_validate(&p, why, sizeof(why)) == 0, "%s", why);
 	pmu_release(&p);
 	armpmu_release(&t);
 }
@@ -284,6 +313,7 @@ Suite *armpmu_suite(void)
 	tcase_add_loop_test(tc, test_by_midr, 0, (int)ARRAY_SIZE(by_midr));
 	tcase_add_loop_test(tc, test_files, 0, (int)ARRAY_SIZE(files));
 	tcase_add_test(tc, test_apply);
+	tcase_add_test(tc, test_a53_kernel_names);
 	tcase_add_test(tc, test_catalog);
 	suite_add_tcase(s, tc);
 	return s;

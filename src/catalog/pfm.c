@@ -23,7 +23,7 @@
 #include <string.h>
 
 /* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
-#define PFMCAT_FORMAT 5
+#define PFMCAT_FORMAT 6
 
 char *pfmcat_event_name(const char *event, const char *umask)
 {
@@ -493,6 +493,67 @@ int pfmcat_present(char ***names, size_t *n, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * The host's CPUID family, model and stepping (/proc/cpuinfo's first CPU),
+ * for an Intel CPU only; false elsewhere.
+ */
+static bool host_intel_cpuid(unsigned *family, unsigned *model, unsigned *stepping)
+{
+	static int known = -1;
+	static unsigned f, m, s;
+	if (known < 0) {
+		known = 0;
+		FILE *fp = fopen("/proc/cpuinfo", "r");
+		char line[256];
+		bool intel = false;
+		int got = 0;
+		while (fp && got < 3 && fgets(line, sizeof(line), fp)) {
+			unsigned v;
+			if (!strncmp(line, "vendor_id", 9))
+				intel = strstr(line, "GenuineIntel") != NULL;
+			else if (sscanf(line, "cpu family : %u", &v) == 1 || sscanf(line, "cpu family\t: %u", &v) == 1)
+				f = v, got++;
+			else if (sscanf(line, "model : %u", &v) == 1 || sscanf(line, "model\t\t: %u", &v) == 1)
+				m = v, got++;
+			else if (sscanf(line, "stepping : %u", &v) == 1 || sscanf(line, "stepping\t: %u", &v) == 1)
+				s = v, got++;
+		}
+		if (fp)
+			fclose(fp);
+		known = intel && got == 3;
+	}
+	*family = f;
+	*model = m;
+	*stepping = s;
+	return known == 1;
+}
+
+/*
+ * Which shipped Intel table a libpfm4 model takes: on the machine itself (the
+ * model present, not forced with LIBPFM_FORCE_PMU), the one Intel's mapfile
+ * gives its CPUID (a Tiger Lake that libpfm4 calls "icl" takes TGL's table);
+ * otherwise the model's own.
+ */
+static const char *table_key(const pfm_pmu_info_t *pi)
+{
+	unsigned f, m, s;
+	const char *forced = getenv("LIBPFM_FORCE_PMU");
+	if (!pi->is_present || (forced && *forced) || !host_intel_cpuid(&f, &m, &s))
+		return pi->name;
+	size_t len;
+	const char *key = vendor_table_for(pi->name, f, m, s);
+	return vendor_builtin(key, &len) ? key : pi->name;
+}
+
+const char *pfmcat_vendor_table(const char *model)
+{
+	char err[64];
+	pfm_pmu_info_t pi;
+	if (init(err, sizeof(err)) < 0 || find_model(model, &pi) < 0)
+		return model;
+	return table_key(&pi);
+}
+
 int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len)
 {
 	int r = init(err, len);
@@ -504,7 +565,7 @@ int pfmcat_fingerprint(const char *model, char hex[65], char *err, size_t len)
 		return -LK_ENOENT;
 	}
 	size_t vlen;
-	const char *vtext = vendor_builtin(pi.name, &vlen);
+	const char *vtext = vendor_builtin(table_key(&pi), &vlen);
 	if (!vtext)
 		vtext = vendor_arm_builtin(pi.name, &vlen);
 	/* FNV-1a of the shipped table: it changes with the binary, so change detection is all it needs,
@@ -681,14 +742,14 @@ static void apply_arm(struct lk_pmu *out)
  * The vendor's table lauka ships for this model, laid over libpfm4's rows,
  * and rows of one encoding merged into one (catalog/vendor.h).
  */
-static void apply_vendor(struct lk_pmu *out, bool smt_off)
+static void apply_vendor(struct lk_pmu *out, bool smt_off, const char *key)
 {
 	if (pfmcat_is_arm(out->name)) {
 		apply_arm(out);
 		return;
 	}
 	size_t len;
-	const char *text = vendor_builtin(out->name, &len);
+	const char *text = vendor_builtin(key, &len);
 	struct perfmon_table t;
 	char err[256];
 	if (!text || perfmon_parse(text, len, &t, err, sizeof(err)) < 0) {
@@ -697,7 +758,7 @@ static void apply_vendor(struct lk_pmu *out, bool smt_off)
 		vendor_merge_duplicates(out, NULL);
 		return;
 	}
-	char *model = xstrdup(out->name);
+	char *model = xstrdup(key);	/* the table's model: TGL's on a Tiger Lake libpfm4 calls icl */
 	for (char *c = model; *c; c++)
 		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
 	char *label = xasprintf("Intel's table (%s V%s)", model, t.version ? t.version : "?");
@@ -727,6 +788,15 @@ int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char
 	find_model(model, &pi);
 	/* Intel's fixed-counter rules on Intel models only; an Arm model's counters are set by apply_arm() */
 	bool intel = strncmp(pi.name, "amd", 3) != 0 && !pfmcat_is_arm(pi.name);
+	size_t vlen;
+	if (smt_off && intel && !pfmcat_is_arm(pi.name) && !vendor_builtin(pi.name, &vlen)) {
+		/* SMT changes an Intel part's counters per thread; without Intel's table (CounterHTOff) lauka
+		 * knows neither figure, so --smt off is refused rather than silently ignored.  AMD's and Arm's
+		 * counters do not depend on SMT. */
+		lk_errbuf(err, len, "--smt off needs Intel's per-core counter figures, and lauka ships no Intel table "
+			  "for '%s' (it has skl, icl, spr, icx, skx, clx, hsw, bdw)", pi.name);
+		return -LK_EINVAL;
+	}
 	out->kind = xstrdup("pfm");
 	out->name = xstrdup(pi.name);
 	out->marketing_name = xstrdup(pi.desc);
@@ -759,7 +829,7 @@ int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char
 		if (!umasks)
 			add_one(out, &pi, ei.name, NULL, ei.desc, intel);
 	}
-	apply_vendor(out, smt_off);
+	apply_vendor(out, smt_off, table_key(&pi));
 	pmu_sort(out);
 	/* perf's generic names by x86 encoding; Arm models by Linux's PMUv3 map (their 0x3c is no cycle counter) */
 	if (pfmcat_is_arm(pi.name))
@@ -820,6 +890,11 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
 	(void)model;
 	memset(out, 0, sizeof(*out));
 	return absent(err, len);
+}
+
+const char *pfmcat_vendor_table(const char *model)
+{
+	return model;
 }
 
 int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char *err, size_t len)

@@ -65,6 +65,12 @@ int pfmcat_catalog(const char *model, struct lk_pmu *out, char *err, size_t len)
  * events on any of them) instead of per thread with SMT on.
  */
 int pfmcat_catalog_smt(const char *model, bool smt_off, struct lk_pmu *out, char *err, size_t len);
+/*
+ * The shipped Intel table a libpfm4 model's catalogue takes (catalog/vendor.h
+ * vendor_builtin()): on the machine itself, the one Intel's mapfile gives its
+ * CPUID ("tgl" for a Tiger Lake libpfm4 calls "icl"); else model.
+ */
+const char *pfmcat_vendor_table(const char *model);
 
 /*
  * Bounds on a name given to libpfm4 (pfmcat_known checks them first): at

@@ -21,6 +21,7 @@ struct item {
 	uint64_t allowed;	/* counters it may use */
 	int prefer;		/* its fixed counter, or -1 */
 	bool pair;		/* takes even counter c of allowed and c + 1 (SCHED_PAIR) */
+	int res;		/* shared register class (RES_*), or -1 */
 	const struct lk_event *ev;
 };
 
@@ -57,6 +58,61 @@ static uint64_t allowed_of(const struct lk_pmu *pmu, const struct lk_event *ev, 
 	return m & available(pmu);
 }
 
+/*
+ * Extra registers several events share (Intel; Linux's extra_regs in
+ * arch/x86/events/intel/core.c): the offcore response value (MSR
+ * 0x1a6/0x1a7, events 0xb7/0xbb, on Sapphire Rapids 0x2a/0x2b; two
+ * registers, and the kernel moves an event to the free one), the load
+ * latency threshold (MSR 0x3f6, event 0xcd) and the frontend value
+ * (MSR_PEBS_FRONTEND 0x3f7: event 0xc6, on Sapphire Rapids also 0xc2 and
+ * 0xad).  An event's value is its config1; events with different values
+ * of one register cannot share a pass.
+ */
+enum { RES_OCR, RES_LDLAT, RES_FE, NRES };
+static const unsigned res_cap[NRES] = { 2, 1, 1 };
+
+static int resource_of(const struct lk_pmu *pmu, const struct lk_event *ev)
+{
+	/* Intel only: x86 and not AMD (whose events never carry a config1) */
+	if (ev->perf_type != 4 || !pmu->arch || strcmp(pmu->arch, "x86_64") || (pmu->name && !strncmp(pmu->name, "amd", 3)))
+		return -1;
+	switch (ev->number & 0xff) {
+	case 0xb7: case 0xbb: case 0x2a: case 0x2b:
+		return RES_OCR;	/* a value of 0 holds the register too */
+	}
+	if (!ev->config1)
+		return -1;
+	switch (ev->number & 0xff) {
+	case 0xcd:
+		return RES_LDLAT;
+	case 0xc6: case 0xc2: case 0xad:
+		return RES_FE;
+	default:
+		return -1;
+	}
+}
+
+/* The values of the shared registers one set of events holds. */
+struct res_use {
+	uint64_t value[NRES][2];
+	unsigned n[NRES];
+};
+
+/* Whether an event with register class r and value v fits u (and records it when add). */
+static bool res_fits(struct res_use *u, int r, uint64_t v, bool add)
+{
+	if (r < 0)
+		return true;
+	for (unsigned i = 0; i < u->n[r]; i++)
+		if (u->value[r][i] == v)
+			return true;
+	if (u->n[r] >= res_cap[r])
+		return false;
+	if (add)
+		u->value[r][u->n[r]++] = v;
+	return true;
+}
+
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
@@ -81,6 +137,7 @@ static size_t collect(const struct lk_pmu *pmu, const struct lk_event *const *ev
 		it[k].idx = i;
 		it[k].ev = evs[i];
 		it[k].allowed = allowed_of(pmu, evs[i], &it[k].prefer);
+		it[k].res = resource_of(pmu, evs[i]);
 		it[k].pair = (evs[i]->counters_mask & SCHED_PAIR) && evs[i]->fixed_counter < 0;
 		if (it[k].pair) {	/* an even counter whose odd partner exists */
 			uint64_t a = available(pmu), even = 0;
@@ -349,7 +406,28 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
 	bool pairs = false;
 	for (size_t i = 0; i < k; i++)
 		pairs |= it[i].pair;
-	if (match_all(it, sel, k, &m)) {
+	struct res_use use = { 0 };
+	size_t over = SIZE_MAX;	/* an item whose register value does not fit */
+	for (size_t i = 0; i < k && over == SIZE_MAX; i++)
+		if (!res_fits(&use, it[i].res, it[i].ev->config1, true))
+			over = i;
+	if (over != SIZE_MAX) {
+		/* the register's capacity plus one events of distinct values: the smallest conflict */
+		rc = -LK_ESCHED;
+		if (conflict) {
+			int r = it[over].res;
+			for (size_t i = 0; i < k && conflict->n < SCHED_MAX_CONFLICT; i++) {
+				if (it[i].res != r)
+					continue;
+				bool dup = false;
+				for (size_t j = 0; j < conflict->n; j++)
+					dup |= evs[conflict->idx[j]]->config1 == it[i].ev->config1;
+				if (!dup && conflict->n <= res_cap[r])
+					conflict->idx[conflict->n++] = it[i].idx;
+			}
+			qsort(conflict->idx, conflict->n, sizeof(conflict->idx[0]), cmp_size);
+		}
+	} else if (match_all(it, sel, k, &m)) {
 		for (int c = 0; c < NCOUNTERS; c++)	/* a pair event is shown on its even counter */
 			if (m.owner[c] >= 0 && counter[it[m.owner[c]].idx] < 0)
 				counter[it[m.owner[c]].idx] = c;
@@ -370,61 +448,161 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
 }
 
 /*
- * Greedy, most constrained first: each event goes into the first pass it
- * fits.  A pass keeps its matching, so adding an event is one augmenting
- * search (a failed search changes no owner); only passes holding pair
- * events are matched again from scratch.
+ * A lower bound on the passes the items need: for each distinct allowed mask
+ * m, the items confined to m need |items| / |m| passes (Hall's condition over
+ * the catalogue's groups), and a shared register's distinct values need
+ * values / capacity.  Only the first PASS_MASKS distinct masks are looked at,
+ * so it stays linear in the items.
  */
+#define PASS_MASKS 64
+
+static int cmp_u64v(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t passes_bound(const struct item *it, size_t k)
+{
+	uint64_t masks[PASS_MASKS];
+	size_t nm = 0, bound = k ? 1 : 0;
+	for (size_t i = 0; i < k && nm < PASS_MASKS; i++) {
+		size_t j;
+		for (j = 0; j < nm && masks[j] != it[i].allowed; j++)
+			;
+		if (j == nm && it[i].allowed)
+			masks[nm++] = it[i].allowed;
+	}
+	for (size_t j = 0; j < nm; j++) {
+		size_t in = 0, w = (size_t)popcount(masks[j]);
+		for (size_t i = 0; i < k; i++)
+			in += (it[i].allowed & ~masks[j]) == 0 ? (it[i].pair ? 2 : 1) : 0;
+		if (w && (in + w - 1) / w > bound)
+			bound = (in + w - 1) / w;
+	}
+	for (int r = 0; r < NRES; r++) {
+		uint64_t *v = xcalloc(k ? k : 1, sizeof(*v));
+		size_t nv = 0, distinct = 0;
+		for (size_t i = 0; i < k; i++)
+			if (it[i].res == r)
+				v[nv++] = it[i].ev->config1;
+		qsort(v, nv, sizeof(*v), cmp_u64v);
+		for (size_t i = 0; i < nv; i++)
+			distinct += !i || v[i] != v[i - 1];
+		free(v);
+		if ((distinct + res_cap[r] - 1) / res_cap[r] > bound)
+			bound = (distinct + res_cap[r] - 1) / res_cap[r];
+	}
+	return bound;
+}
+
+/*
+ * Passes, most constrained event first.  As many passes as the lower bound
+ * are opened at once, and each event goes to the pass with the fewest events
+ * that has a free counter it may use and room in the shared registers it
+ * needs, so the scarce kinds (an offcore pair, the one frontend value) spread
+ * over the passes instead of each opening one at the end.  Failing that, the
+ * first pass where an augmenting search makes room (at most PASS_TRIES of
+ * them), else a new pass.  Each pass keeps its matching and a mask of the
+ * counters it uses, so an event costs a scan of the passes' masks: about
+ * linear in the events (20,000 events: a fraction of a second).  Passes
+ * holding pair events (AMD 0x003) are matched again from scratch.
+ */
+#define PASS_TRIES 64
+
 size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n, size_t *pass_of)
 {
 	struct item *it = xcalloc(n ? n : 1, sizeof(*it));
 	size_t k = collect(pmu, evs, n, it);
-	size_t npass = n ? 1 : 0;
 	for (size_t i = 0; i < n; i++)
 		pass_of[i] = 0;
 	struct pass {
 		struct matching m;
+		uint64_t used;
 		size_t *items, nitems;
 		bool pairs;
+		struct res_use use;
 	} *ps = xcalloc(k + 1, sizeof(*ps));
 	size_t nps = 0;
 	size_t *sel = xcalloc(k + 1, sizeof(*sel));
+	size_t *where = xcalloc(k + 1, sizeof(*where));
+	size_t bound = passes_bound(it, k);
+	for (; nps < bound && nps < k; nps++)
+		for (int c = 0; c < NCOUNTERS; c++)
+			ps[nps].m.owner[c] = -1;
 	for (size_t i = 0; i < k; i++) {
-		size_t p;
-		for (p = 0; p < nps; p++) {
-			struct pass *q = &ps[p];
+		size_t p = SIZE_MAX;
+		/* a free counter it may use, in the emptiest pass */
+		if (!it[i].pair) {
+			for (size_t q = 0; q < nps; q++) {
+				const struct pass *x = &ps[q];
+				if (x->pairs || !(it[i].allowed & ~x->used) ||
+				    !res_fits((struct res_use *)&x->use, it[i].res, it[i].ev->config1, false))
+					continue;
+				if (p == SIZE_MAX || x->nitems < ps[p].nitems)
+					p = q;
+			}
+			if (p != SIZE_MAX) {
+				struct pass *x = &ps[p];
+				uint64_t free = it[i].allowed & ~x->used;
+				int c = it[i].prefer >= 0 && (free >> it[i].prefer & 1) ? it[i].prefer : __builtin_ctzll(free);
+				x->m.owner[c] = (int)i;
+				x->used |= UINT64_C(1) << c;
+			}
+		}
+		/* else room made by moving events of a pass to other counters */
+		size_t tries = 0;
+		for (size_t q = 0; p == SIZE_MAX && q < nps && tries < PASS_TRIES; q++) {
+			struct pass *x = &ps[q];
+			if (!res_fits(&x->use, it[i].res, it[i].ev->config1, false))
+				continue;
+			tries++;
 			bool ok;
-			if (!q->pairs && !it[i].pair) {
-				q->m.stamp++;
-				ok = augment(&q->m, it, i);
+			if (!x->pairs && !it[i].pair) {
+				x->m.stamp++;
+				ok = augment(&x->m, it, i);
 			} else {
-				memcpy(sel, q->items, q->nitems * sizeof(*sel));
-				sel[q->nitems] = i;
+				if (x->nitems)	/* a pass opened up to the bound may hold nothing yet */
+					memcpy(sel, x->items, x->nitems * sizeof(*sel));
+				sel[x->nitems] = i;
 				struct matching m;
-				ok = match_all(it, sel, q->nitems + 1, &m);
+				ok = match_all(it, sel, x->nitems + 1, &m);
 			}
 			if (ok)
-				break;
+				p = q;
 		}
-		if (p == nps) {	/* a new pass; an event that fits nowhere on its own still needs one */
-			struct pass *q = &ps[nps++];
-			memset(q->m.seen, 0, sizeof(q->m.seen));
-			q->m.stamp = 1;
+		if (p == SIZE_MAX) {	/* a new pass; an event that fits nowhere on its own still needs one */
+			p = nps++;
+			struct pass *x = &ps[p];
 			for (int c = 0; c < NCOUNTERS; c++)
-				q->m.owner[c] = -1;
+				x->m.owner[c] = -1;
+			x->m.stamp = 1;
 			if (!it[i].pair)
-				augment(&q->m, it, i);
+				augment(&x->m, it, i);
 		}
-		struct pass *q = &ps[p];
-		q->items = xrealloc(q->items, (q->nitems + 1) * sizeof(*q->items));
-		q->items[q->nitems++] = i;
-		q->pairs |= it[i].pair;
-		if (p + 1 > npass)
-			npass = p + 1;
-		pass_of[it[i].idx] = p;
+		struct pass *x = &ps[p];
+		res_fits(&x->use, it[i].res, it[i].ev->config1, true);
+		x->items = xrealloc(x->items, (x->nitems + 1) * sizeof(*x->items));
+		x->items[x->nitems++] = i;
+		x->pairs |= it[i].pair;
+		x->used = 0;
+		for (int c = 0; c < NCOUNTERS; c++)
+			if (x->m.owner[c] >= 0)
+				x->used |= UINT64_C(1) << c;
+		where[i] = p;
 	}
-	for (size_t p = 0; p < nps; p++)
-		free(ps[p].items);
+	/* passes left empty (the bound was above what was needed) are dropped; numbered in order */
+	size_t *renum = xcalloc(nps + 1, sizeof(*renum)), npass = 0;
+	for (size_t q = 0; q < nps; q++)
+		renum[q] = ps[q].nitems ? npass++ : SIZE_MAX;
+	for (size_t i = 0; i < k; i++)
+		pass_of[it[i].idx] = renum[where[i]];
+	if (!npass && n)
+		npass = 1;
+	for (size_t q = 0; q < nps; q++)
+		free(ps[q].items);
+	free(renum);
+	free(where);
 	free(ps);
 	free(sel);
 	free(it);

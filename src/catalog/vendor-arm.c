@@ -117,6 +117,93 @@ static void add_arm_names(struct lk_pmu *pmu, const struct armpmu_table *t, cons
 	}
 }
 
+/*
+ * CHAIN (0x1e) links an odd counter to the even one below it into a 64-bit
+ * counter; it counts nothing on its own, so it is never a row (libpfm4 lists
+ * it on Neoverse N2, V1 and V2 as counter_overflow; catalog-audit-5 C12).
+ * Its aliases go with it.
+ */
+static void drop_chain(struct lk_pmu *pmu)
+{
+	size_t w = 0, n = pmu->nevents;
+	for (size_t i = 0; i < n; i++) {
+		struct lk_event *e = &pmu->events[i];
+		if (raw_row(e) && e->number == ARM_CHAIN) {
+			free(e->name);
+			free(e->description);
+			free(e->fallback);
+			free(e->errata);
+			free(e->unit);
+			continue;
+		}
+		pmu->events[w++] = *e;
+	}
+	if (w == n)
+		return;
+	pmu->nevents = w;
+	pmu->sorted = false;
+	pmu_sort(pmu);
+	size_t a = 0;
+	for (size_t i = 0; i < pmu->naliases; i++) {
+		struct lk_alias *al = &pmu->aliases[i];
+		if (!pmu_find_exact(pmu, al->target)) {
+			free(al->alias);
+			free(al->target);
+			continue;
+		}
+		pmu->aliases[a++] = *al;
+	}
+	pmu->naliases = a;
+	pmu->sorted = false;
+}
+
+/*
+ * Cortex-A53's IMPLEMENTATION DEFINED events 0xC0-0xE8: Arm's file leaves
+ * them unnamed, the Linux kernel names them (tools/perf/pmu-events/arch/arm64/
+ * arm/cortex-a53/{memory,cache,other,pipeline,branch}.json; the names and
+ * numbers transcribed, catalog-audit-5 C12).  perf users type these names.
+ */
+static const struct { unsigned code; const char *name; } a53_kernel[] = {
+	{ 0xc0, "EXT_MEM_REQ" }, { 0xc1, "EXT_MEM_REQ_NC" }, { 0xc2, "PREFETCH_LINEFILL" },
+	{ 0xc3, "PREFETCH_LINEFILL_DROP" }, { 0xc4, "READ_ALLOC_ENTER" }, { 0xc5, "READ_ALLOC" },
+	{ 0xc6, "PRE_DECODE_ERR" }, { 0xc7, "STALL_SB_FULL" }, { 0xc8, "EXT_SNOOP" }, { 0xc9, "BR_COND" },
+	{ 0xca, "BR_INDIRECT_MISPRED" }, { 0xcb, "BR_INDIRECT_MISPRED_ADDR" }, { 0xcc, "BR_COND_MISPRED" },
+	{ 0xd0, "L1I_CACHE_ERR" }, { 0xd1, "L1D_CACHE_ERR" }, { 0xd2, "TLB_ERR" },
+	{ 0xe0, "OTHER_IQ_DEP_STALL" }, { 0xe1, "IC_DEP_STALL" }, { 0xe2, "IUTLB_DEP_STALL" },
+	{ 0xe3, "DECODE_DEP_STALL" }, { 0xe4, "OTHER_INTERLOCK_STALL" }, { 0xe5, "AGU_DEP_STALL" },
+	{ 0xe6, "SIMD_DEP_STALL" }, { 0xe7, "LD_DEP_STALL" }, { 0xe8, "ST_DEP_STALL" },
+};
+
+/* The kernel's names of a model's IMPDEF events: aliases of the row of their number, else rows of their own. */
+static void add_kernel_names(struct lk_pmu *pmu)
+{
+	if (!pmu->name || strcmp(pmu->name, "arm_ac53"))
+		return;
+	size_t nrows = pmu->nevents;
+	for (size_t i = 0; i < ARRAY_SIZE(a53_kernel); i++) {
+		if (pmu_find(pmu, a53_kernel[i].name))
+			continue;
+		const struct lk_event *row = NULL;
+		for (size_t r = 0; r < nrows && !row; r++)
+			if (raw_row(&pmu->events[r]) && pmu->events[r].number == a53_kernel[i].code)
+				row = &pmu->events[r];
+		if (row) {
+			pmu_add_alias(pmu, a53_kernel[i].name, row->name);
+			continue;
+		}
+		char *lower = xstrdup(a53_kernel[i].name);
+		for (char *c = lower; *c; c++)
+			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+		struct lk_event ev = { .fixed_counter = -1, .perf_type = PERF_TYPE_RAW_ };
+		ev.name = lower;
+		ev.number = a53_kernel[i].code;
+		ev.counters_mask = vendor_arm_counters(ev.number, pmu->config_mask, pmu->fixed_mask & cycle_bit);
+		ev.description = (char *)"(named by Linux's pmu-events for Cortex-A53; Arm's table leaves it unnamed)";
+		pmu_add_event(pmu, &ev);
+		free(lower);
+	}
+}
+
 size_t vendor_arm_apply(struct lk_pmu *pmu, const struct armpmu_table *t, const char *label)
 {
 	if (t->counters)
@@ -146,6 +233,8 @@ size_t vendor_arm_apply(struct lk_pmu *pmu, const struct armpmu_table *t, const 
 			ev->description = xstrdup(v->description);
 	}
 	add_arm_names(pmu, t, label);
+	add_kernel_names(pmu);
+	drop_chain(pmu);
 	pmu_sort(pmu);
 	return corrected;
 }
@@ -172,9 +261,16 @@ void vendor_arm_catalog(const struct armpmu_table *t, const char *name, struct l
 		pmu_add_event(out, &ev);
 	}
 	pmu_sort(out);
+	/* Arm's TRM names as aliases: a hash set of the names, not pmu_find() per event (quadratic) */
+	struct vendor_names names;
+	vendor_names_init(&names, out);
 	for (size_t i = 0; i < t->named; i++)
-		if (t->events[i].trm_name && pmu_find(out, t->events[i].name) && !pmu_find(out, t->events[i].trm_name))
+		if (t->events[i].trm_name && vendor_names_has(&names, t->events[i].name) &&
+		    !vendor_names_has(&names, t->events[i].trm_name)) {
 			pmu_add_alias(out, t->events[i].trm_name, t->events[i].name);
+			vendor_names_add(&names, out->aliases[out->naliases - 1].alias);
+		}
+	vendor_names_release(&names);
 	vendor_arm_generic_aliases(out);
 }
 

@@ -5,7 +5,7 @@
  * libpfm4 publishes no per-event counter restrictions and has wrong
  * encodings under some vendor names (doc/linux-events.md lists them); Intel's
  * perfmon tables (catalog/perfmon.h) have both.  For a model with a table
- * (catalog/intel-skl.json, -icl, -spr, derived from intel/perfmon,
+ * (catalog/intel-skl.json, -icl, -spr, -icx, -skx, -clx, -hsw, -bdw, -tgl, -rkl, derived from intel/perfmon,
  * BSD-3-Clause: catalog/LICENSE.intel-perfmon; or a user's file):
  *   - general counters: the table's figure per thread (Counter: with
  *     Hyper-Threading on; --smt off would take CounterHTOff), not libpfm4's
@@ -46,6 +46,14 @@ const char *vendor_text_find(const struct vendor_text *tables, size_t n, const c
 const char *vendor_builtin(const char *model, size_t *len);
 
 /*
+ * The table for an Intel CPU of this family, model and stepping, as Intel's
+ * mapfile.csv assigns it, or model (a libpfm4 name) when it names none.
+ * libpfm4's "icl" also covers Ice Lake-D (6-6C: ICX's table), Tiger Lake
+ * (6-8C/8D: TGL's) and Rocket Lake (6-A7: RKL's).
+ */
+const char *vendor_table_for(const char *model, unsigned family, unsigned cpu_model, unsigned stepping);
+
+/*
  * Lay table t over the libpfm4 catalogue pmu (kind "pfm", Intel).  label
  * names the table in errata ("Intel's table (SKL V59)").  Returns how many
  * rows' encodings were corrected.  pmu is sorted again.
@@ -68,6 +76,29 @@ size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t
  * counters and names; rows of one encoding merged, perf's generic names added.
  */
 void vendor_catalog(const struct perfmon_table *t, const char *name, struct lk_pmu *out);
+/*
+ * Whether vendor_catalog() can take t as it says (adversarial-audit-5 D-13):
+ * no general counter beyond the 31 a mask holds, and the names of one
+ * encoding (one event once merged) share a counter.  0, or -LK_EINVAL with
+ * the reason in err.
+ */
+int vendor_check(const struct perfmon_table *t, char *err, size_t len);
+
+/*
+ * The names of a catalogue (events and aliases, any case) in a hash set, so
+ * that an import adding tens of thousands of aliases checks each in constant
+ * time (pmu_find() scans the aliases: a 40,000-event Arm file took 19 s).
+ * The set points at the catalogue's strings: add a name after adding it to
+ * the catalogue, and release the set before the catalogue changes them.
+ */
+struct vendor_names {
+	const char **slot;
+	size_t cap, n;
+};
+void vendor_names_init(struct vendor_names *s, const struct lk_pmu *pmu);
+bool vendor_names_has(const struct vendor_names *s, const char *name);
+void vendor_names_add(struct vendor_names *s, const char *name);
+void vendor_names_release(struct vendor_names *s);
 
 /* Encoding bits compared between sources (PERFEVTSEL: event, umask, edge, any, inv, cmask). */
 #define VENDOR_FIELDS 0xffa4ffffULL

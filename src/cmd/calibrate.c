@@ -861,6 +861,8 @@ static int open_catalogue(const struct cal_opts *o, struct cal_run *cr, struct c
 	int r = catalog_open(cat, cr->be, &copts, err, sizeof(err));
 	if (r < 0) {
 		error("cannot load the %s event catalogue: %s", o->pmu ? o->pmu : cr->be->name, err);
+		if (r == -LK_EINVAL && o->smt_off)
+			fix("leave out --smt off: lauka plans this model with its counters per thread as libpfm4 gives them");
 		return r == -LK_ENOENT && o->pmu ? EXIT_USAGE : EXIT_COUNTERS;
 	}
 	cr->pmu = catalog_pmu(*cat);

@@ -37,6 +37,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ctype.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,7 @@ struct counters_opts {
 	const char **imports;
 	size_t nimports;
 	const char *plot;	/* --plot FILE.svg: the latest stored calibration */
+	const char *pattern;	/* PATTERN: only events whose name or an alias contains it, any case */
 };
 
 #define SET(fn, stmt) \
@@ -95,9 +98,21 @@ static const struct opt_spec counters_options[] = {
 	{ "--import", NULL, true, set_import },
 };
 
+static int set_pattern(void *ctx, const char *v)
+{
+	struct counters_opts *o = ctx;
+	if (o->pattern) {
+		error("counters takes one PATTERN, not '%s' and '%s'", o->pattern, v);
+		return -1;
+	}
+	o->pattern = v;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct counters_opts *o)
 {
-	static const struct opt_verb verb = { "counters", counters_options, ARRAY_SIZE(counters_options), NULL, false };
+	static const struct opt_verb verb = { "counters", counters_options, ARRAY_SIZE(counters_options), set_pattern,
+					      false };
 	int next;
 	return opts_parse(&verb, o, argc, argv, &next);
 }
@@ -194,6 +209,13 @@ static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t 
 		vendor_arm_catalog(&a, name, out);
 		armpmu_release(&a);
 	} else {
+		if (vendor_check(&t, e2, sizeof(e2)) < 0) {
+			lk_errbuf(err, len, "'%s' is not an Intel perfmon event file lauka can use: %s", path, e2);
+			perfmon_release(&t);
+			free(name);
+			free(text);
+			return -LK_EINVAL;
+		}
 		vendor_catalog(&t, name, out);
 		perfmon_release(&t);
 	}
@@ -281,14 +303,23 @@ static bool arm_pmu(const struct lk_pmu *p)
 /* The Arm CPU PMU's sysfs device, as the catalogue's "armv8_pmuv3/inst_retired/" names show it, or "". */
 static void arm_device(const struct lk_pmu *p, char *dev, size_t len)
 {
-	dev[0] = '\0';
-	for (size_t i = 0; i < p->nevents; i++) {
-		const char *n = p->events[i].name, *slash = strchr(n, '/');
-		if (!strncmp(n, "armv8", 5) && slash && (size_t)(slash - n) < len) {
-			snprintf(dev, len, "%.*s", (int)(slash - n), n);
-			return;
+	/* found once per catalogue (its rows' array and count), not per row: a listing of 40,000 rows was quadratic */
+	static const struct lk_event *seen_events;
+	static size_t seen_n;
+	static char seen_dev[64];
+	if (p->events != seen_events || p->nevents != seen_n) {
+		seen_dev[0] = '\0';
+		for (size_t i = 0; i < p->nevents; i++) {
+			const char *n = p->events[i].name, *slash = strchr(n, '/');
+			if (!strncmp(n, "armv8", 5) && slash && (size_t)(slash - n) < sizeof(seen_dev)) {
+				snprintf(seen_dev, sizeof(seen_dev), "%.*s", (int)(slash - n), n);
+				break;
+			}
 		}
+		seen_events = p->events;
+		seen_n = p->nevents;
 	}
+	snprintf(dev, len, "%s", seen_dev);
 }
 
 /* perf stat's spelling of a raw x86 or Arm encoding (vendor events), or "" for other events. */
@@ -314,7 +345,7 @@ static bool find_unsupported(const struct counters_opts *o, const struct lk_back
 			     const struct lk_pmu *p, char (*why)[160])
 {
 	bool any = false;
-	if (!o->details || o->pmu || !b->supported)
+	if (!(o->details || o->json) || o->pmu || !b->supported)
 		return false;
 	for (size_t i = 0; i < p->nevents; i++)
 		any |= b->supported(&p->events[i], why[i], sizeof(why[i])) < 0;
@@ -456,6 +487,49 @@ static void print_row(const char *cols, size_t wcols, const char *desc, size_t w
 	}
 }
 
+/* The rows PATTERN selects (NULL: all): a case-insensitive substring of the name or of one of its aliases. */
+static bool *row_shown;
+
+static bool contains_ci(const char *s, const char *pat)
+{
+	size_t n = strlen(pat);
+	for (; *s; s++) {
+		size_t k = 0;
+		while (k < n && s[k] && tolower((unsigned char)s[k]) == tolower((unsigned char)pat[k]))
+			k++;
+		if (k == n)
+			return true;
+	}
+	return !n;
+}
+
+static size_t select_rows(const struct lk_pmu *p, const char *pat)
+{
+	free(row_shown);
+	row_shown = NULL;
+	if (!pat)
+		return p->nevents;
+	row_shown = xcalloc(p->nevents + 1, sizeof(*row_shown));
+	size_t n = 0;
+	for (size_t i = 0; i < p->nevents; i++)
+		row_shown[i] = contains_ci(p->events[i].name, pat);
+	for (size_t a = 0; a < p->naliases; a++) {
+		if (!contains_ci(p->aliases[a].alias, pat))
+			continue;
+		const struct lk_event *e = pmu_find_exact(p, p->aliases[a].target);
+		if (e)
+			row_shown[e - p->events] = true;
+	}
+	for (size_t i = 0; i < p->nevents; i++)
+		n += row_shown[i];
+	return n;
+}
+
+static bool shown_row(size_t i)
+{
+	return !row_shown || row_shown[i];
+}
+
 static void print_catalogue(const struct counters_opts *o, const struct lk_backend *b, const struct catalog *cat)
 {
 	const struct lk_pmu *p = catalog_pmu(cat);
@@ -469,6 +543,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	sched_groups_init(p, &groups);
 	for (size_t i = 0; i < p->nevents; i++) {
 		names[i] = display(p, p->events[i].name);
+		if (!shown_row(i))
+			continue;
 		if (strlen(names[i]) > wname)
 			wname = strlen(names[i]);
 		sched_incompat_in(&groups, &p->events[i], inc[i], sizeof(inc[i]));
@@ -490,7 +566,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	bool verdicts = catalog_has_verdicts(cat) || unsupported;
 	if (!o->details) {
 		for (size_t i = 0; i < p->nevents; i++)
-			printf("%s\n", names[i]);
+			if (shown_row(i))
+				printf("%s\n", names[i]);
 		goto out;
 	}
 	size_t width = o->wide ? 0 : term_columns(STDOUT_FILENO);
@@ -505,6 +582,8 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	}
 	for (size_t i = 0; i < p->nevents; i++) {
 		const struct lk_event *e = &p->events[i];
+		if (!shown_row(i))
+			continue;
 		struct strbuf d = STRBUF_INIT;
 		describe(p, e, &d);
 		struct strbuf line = STRBUF_INIT;
@@ -549,7 +628,7 @@ static bool vendor_table(const struct lk_pmu *p, struct vendor_tab *v)
 		return false;
 	size_t len;
 	char err[256];
-	const char *text = vendor_builtin(p->name, &len);
+	const char *text = vendor_builtin(pfmcat_vendor_table(p->name), &len);
 	if (text)
 		return v->intel = perfmon_parse(text, len, &v->t, err, sizeof(err)) == 0;
 	text = vendor_arm_builtin(p->name, &len);
@@ -600,17 +679,24 @@ static size_t first_alias_of(const struct lk_alias *const *a, size_t n, const ch
 }
 
 /* --json: one object per event, the machine-readable form of --details. */
-static void print_json(const struct lk_pmu *p, struct catalog *cat)
+static void print_json(const struct counters_opts *o, const struct lk_backend *b, const struct lk_pmu *p,
+		       struct catalog *cat)
 {
+	/* the verdict --details shows: the stored one, else "unsupported" for an event this machine cannot count */
+	char (*why)[160] = xcalloc(p->nevents + 1, sizeof(*why));
+	find_unsupported(o, b, p, why);
 	struct vendor_tab t;
 	bool vt = vendor_table(p, &t);
 	const struct lk_alias **al = aliases_by_target(p);
 	const char *libpfm = p->kind && !strcmp(p->kind, "pfm") ? "libpfm4" : p->kind;
 	printf("[");
+	size_t nshown = 0;
 	for (size_t i = 0; i < p->nevents; i++) {
 		const struct lk_event *e = &p->events[i];
+		if (!shown_row(i))
+			continue;
 		char *name = display(p, e->name);
-		printf("%s\n  {\"name\": ", i ? "," : "");
+		printf("%s\n  {\"name\": ", nshown++ ? "," : "");
 		export_json_str(stdout, name);
 		printf(", \"catalogue\": ");
 		export_json_str(stdout, p->name);
@@ -643,10 +729,15 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 			}
 		printf("], \"pair\": %s, \"verdict\": ", e->counters_mask & SCHED_PAIR ? "true" : "false");
 		const char *v = catalog_verdict(cat, e);
+		if (!v && why[i][0])
+			v = "unsupported";
 		if (v)
 			export_json_str(stdout, v);
 		else
 			printf("null");
+		/* the numbers perf_event_open takes (type, config, config1) */
+		printf(", \"perf_type\": %" PRIu32 ", \"config\": %" PRIu64 ", \"config1\": %" PRIu64, e->perf_type,
+		       e->number, e->config1);
 		printf(", \"sources\": [");
 		bool vendor_only = e->description && (!strncmp(e->description, "(from Intel's table", 19) ||
 						      strstr(e->description, "(from Arm's table"));
@@ -672,7 +763,8 @@ static void print_json(const struct lk_pmu *p, struct catalog *cat)
 		printf("}");
 		free(name);
 	}
-	printf("%s]\n", p->nevents ? "\n" : "");
+	printf("%s]\n", nshown ? "\n" : "");
+	free(why);
 	free(al);
 	if (vt)
 		vendor_release(&t);
@@ -855,15 +947,33 @@ int cmd_counters(int argc, char **argv)
 	r = catalog_open(&cat, b, &copts, err, sizeof(err));
 	if (r < 0) {
 		error("%s", err);
+		if (r == -LK_EINVAL && o.smt_off)
+			fix("leave out --smt off: lauka plans this model with its counters per thread as libpfm4 gives them");
 		return r == -LK_ENOENT && o.pmu ? EXIT_USAGE : EXIT_COUNTERS;
 	}
 	r = 0;
+	if (o.pattern && (o.check || o.check_sources)) {
+		error("a PATTERN filters the listing; --check and --check-sources take no PATTERN");
+		tip("lauka counters --pmu M PATTERN lists the events whose names contain PATTERN");
+		catalog_close(cat);
+		free(o.imports);
+		return EXIT_USAGE;
+	}
+	if (o.pattern && !select_rows(catalog_pmu(cat), o.pattern)) {
+		error("no event of catalogue '%s' has '%s' in its name or an alias", catalog_pmu(cat)->name, o.pattern);
+		tip("lauka counters%s%s lists them all", o.pmu ? " --pmu " : "", o.pmu ? o.pmu : "");
+		free(row_shown);
+		row_shown = NULL;
+		catalog_close(cat);
+		free(o.imports);
+		return EXIT_USAGE;
+	}
 	if (o.check)
 		r = check_set(&o, catalog_pmu(cat));
 	else if (o.check_sources)
 		r = check_sources(&o, catalog_pmu(cat));
 	else if (o.json)
-		print_json(catalog_pmu(cat), cat);
+		print_json(&o, b, catalog_pmu(cat), cat);
 	else
 		print_catalogue(&o, b, cat);
 	if (!o.check && o.details && !strcmp(b->name, "xctrace"))
@@ -898,6 +1008,8 @@ int cmd_counters(int argc, char **argv)
 			tip("without root, 'lauka record --backend xctrace' counts them through Instruments (needs Xcode; "
 			    "seconds per run)");
 	}
+	free(row_shown);
+	row_shown = NULL;
 	catalog_close(cat);
 	return r;
 }

@@ -208,10 +208,11 @@ static const char baselines_usage[] =
 	"  -h, --help              show this help\n";
 
 static const char counters_usage[] =
-	"usage: lauka counters [options]\n"
+	"usage: lauka counters [options] [PATTERN]\n"
 	"\n"
 	"List the events of this machine from lauka's catalogue (built on first use),\n"
 	"one name per line; names are case-insensitive wherever lauka takes them.\n"
+	"A PATTERN lists only the events whose name or an alias contains it.\n"
 	"\n"
 	"options:\n"
 	"  -d, --details           name, incompat flags, calibration verdict (once\n"
