@@ -300,8 +300,8 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		return out;
 	}
 	/* Two lines, each within 80 columns for a short baseline name. */
-	fprintf(rec->out, "Gates (against %s):\na gate fails when the whole 95%% interval of its change lies above its limit\n\n",
-		against);
+	fprintf(rec->out, "Gates (against %s):\nFAIL: the whole 95%% interval of the change lies above the limit; pass: "
+		"wholly at or below it;\ninconclusive: it reaches both sides (the data cannot tell)\n\n", against);
 	const char *hdr[5] = { "gate", "command", "change", "95% interval", "result" };
 	size_t w[5];
 	for (int k = 0; k < 5; k++)
@@ -363,8 +363,8 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			: "exit 4");
 	fputc('\n', rec->out);
 	if (unsure && rec->o.gate_inconclusive == INCONCLUSIVE_EXIT)
-		tip("an inconclusive gate has an unbounded interval or too few runs: more runs (-n, --min-runs) may "
-		    "decide it; --gate-inconclusive pass|fail chooses for CI");
+		tip("an inconclusive gate's interval reaches both sides of its limit (or is unbounded, or has too few "
+		    "runs): more runs (-n, --min-runs) narrow it; --gate-inconclusive pass|fail chooses for CI");
 	free(cells);
 	/* Under valgrind, where the work of a command that failed a gate went (--explain shows it anyway). */
 	for (size_t ci = 0; ci < rec->ncmds && !rec->o.explain; ci++) {

@@ -76,5 +76,7 @@ void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const
 	out->basis = GATE_INTERVAL;
 	out->ci_low = d->ci_low;
 	out->ci_high = d->ci_high;
+	/* Three outcomes: FAIL above, pass at or below, and an interval that straddles the limit cannot tell. */
 	out->failed = d->ci_low > limit;
+	out->inconclusive = !out->failed && !(d->ci_high <= limit);
 }

@@ -1,15 +1,18 @@
 /*
  * stats/gate.h: regression gates, `--gate NAME=LIMIT`.  Pure: no I/O.
  *
- * A gate fails when the measurement's change against its reference (the
- * baseline, or the first command) is beyond LIMIT percent and significant:
- * the whole 95% confidence interval of the change lies above the limit.
- * Deterministic counts (valgrind's events: one run is the count; or sigma =
- * 0 on both sides) need no interval: the plain change is compared.  A gate
- * that cannot tell is inconclusive, never a pass: its interval is unbounded
- * (a reference mean not clearly non-zero), or a side of a measurement that
- * varies from run to run has fewer than GATE_MIN_RUNS runs (no spread, so no
- * interval).  Higher is worse for every measurement, as in the delta column.
+ * Three outcomes on the confidence interval of the measurement's change
+ * against its reference (the baseline, or the first command): FAIL when the
+ * whole interval lies above LIMIT percent, pass only when the whole interval
+ * lies at or below it, inconclusive otherwise (it straddles the limit: the
+ * data cannot tell).  Deterministic counts (valgrind's events: one run is the
+ * count; or sigma = 0 on both sides) need no interval: the plain change is
+ * compared.  A gate is inconclusive too, never a pass, when its interval is
+ * unbounded (a reference mean not clearly non-zero), or a side of a
+ * measurement that varies from run to run has fewer than GATE_MIN_RUNS runs
+ * (no spread, so no interval).  Higher is worse for every measurement, as in
+ * the delta column.  The interval is the caller's (d): the delta's 95% one,
+ * or one widened for repeated looks (compare_delta_level).
  */
 #ifndef LAUKA_RECORD_GATE_H
 #define LAUKA_RECORD_GATE_H
@@ -41,7 +44,7 @@ struct gate_eval {
 	double change;		/* percent (+inf when the reference is 0 and the value is not) */
 	double ci_low, ci_high;	/* percent, for GATE_INTERVAL */
 	bool failed;
-	bool inconclusive;	/* GATE_UNBOUNDED or GATE_TOO_FEW: neither failed nor passed */
+	bool inconclusive;	/* neither failed nor passed: GATE_UNBOUNDED, GATE_TOO_FEW, or an interval straddling the limit */
 };
 
 /* exact: the measurement is deterministic (the same count on every run), so one run tells. */
