@@ -45,6 +45,7 @@ struct export_gate {
 	const char *measurement;
 	double limit;			/* percent */
 	size_t command;			/* index into the commands */
+	size_t col;			/* the measurement's column */
 	struct gate_eval eval;
 };
 

@@ -22,6 +22,7 @@
 #include "base/error.h"
 #include "record/record.h"
 #include "spawn/spawner.h"
+#include "stats/gate.h"
 #include "base/util.h"
 #include "machine/xctrace-slots.h"
 
@@ -660,6 +661,131 @@ static bool extend_interleaved(struct record *rec)
 	return any;
 }
 
+/*
+ * Issue 37 T3: a deterministic backend makes one run of each command, and a
+ * gate on its counts takes that count as exact.  A program seeded per
+ * process (a hash seed) is not: its count moves from run to run.  So a
+ * one-run exact gate that fails re-runs both sides once more (a cost only on
+ * failure) before it is believed.  Commands with hooks are not re-run (their
+ * cleanup has run): their gate row says "1 run each, assumed deterministic".
+ */
+static bool recheck_possible(const struct record *rec)
+{
+	if (!rec->be || !rec->be->deterministic || !rec->ngates)
+		return false;
+	bool exact = false;
+	for (size_t g = 0; g < rec->ngates; g++)
+		exact |= record_col_exact(rec, rec->gates[g].col);
+	return exact;
+}
+
+static bool has_hooks(const struct record_cmd *c)
+{
+	for (int k = 0; k < HOOK_COUNT; k++)
+		if (c->hook[k])
+			return true;
+	return false;
+}
+
+/* The statistics of command c's samples in column col so far. */
+static void col_stats(const struct record *rec, const struct record_cmd *c, size_t col, struct lk_stats *st)
+{
+	(void)rec;
+	stats_compute(c->vals[col], c->done, st);
+}
+
+/* One more measured run of c, after its others; its details added to the JSON's. */
+static int run_once_more(struct record *rec, size_t ci)
+{
+	struct record_cmd *c = &rec->cmds[ci];
+	char what[32];
+	snprintf(what, sizeof(what), "command %zu", ci + 1);
+	record_cmd_grow(rec, c, c->done + 1);
+	c->planned = c->done + 1;
+	progress_show(&rec->prog, "[%zu/%zu] a one-run gate failed: checking that the counts repeat: %s", ci + 1,
+		      rec->ncmds, c->prog.text);
+	int r = run_measured(rec, c, what, false);
+	if (r > 0)
+		stop(rec, c, r, "command");
+	if (c->run_details.len) {	/* finish() closed the details: the run joins them */
+		const char *scope = rec->bi[1].ops->json_scope;
+		size_t keep = c->detail ? strlen(c->detail) : 0;
+		char *old = c->detail;
+		if (old && keep >= 2 && !strcmp(old + keep - 2, "]}")) {
+			old[keep - 2] = '\0';
+			c->detail = xasprintf("%s, %s]}", old, strbuf_str(&c->run_details));
+		} else {
+			c->detail = xasprintf("{\"scope\": \"%s\", \"runs\": [%s]}", scope ? scope : "",
+					      strbuf_str(&c->run_details));
+		}
+		free(old);
+		strbuf_release(&c->run_details);
+	}
+	return r;
+}
+
+static void recheck_gates(struct record *rec)
+{
+	bool *again = xcalloc(rec->ncmds, sizeof(*again));
+	bool any = false;
+	for (size_t g = 0; g < rec->ngates; g++) {
+		size_t col = rec->gates[g].col;
+		if (!record_col_exact(rec, col))
+			continue;
+		for (size_t ci = 0; ci < rec->ncmds; ci++) {
+			const struct record_cmd *c = &rec->cmds[ci];
+			if (!c->done || c->stopped || (!c->ref && ci == 0))
+				continue;
+			const struct record_cmd *r0 = &rec->cmds[0];
+			struct lk_stats ref, cur;
+			if (c->ref)
+				ref = c->ref[col];
+			else if (r0->done && !r0->stopped)
+				col_stats(rec, r0, col, &ref);
+			else
+				continue;
+			col_stats(rec, c, col, &cur);
+			if (ref.n != 1 || cur.n != 1)
+				continue;
+			struct lk_delta d;
+			struct gate_eval e;
+			compare_delta(&ref, &cur, &d);
+			gate_evaluate(&ref, &cur, &d, rec->gates[g].limit, true, &e);
+			if (!e.failed || has_hooks(c) || (!c->ref && has_hooks(r0)))
+				continue;
+			again[ci] = true;
+			if (!c->ref)
+				again[0] = true;
+			any = true;
+		}
+	}
+	for (size_t ci = 0; any && ci < rec->ncmds && !runner_interrupted && !rec->collect_err; ci++) {
+		struct record_cmd *c = &rec->cmds[ci];
+		if (!again[ci])
+			continue;
+		double *first = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(*first));
+		for (size_t i = 0; i < rec->ncols; i++)
+			first[i] = c->vals[i][0];
+		if (run_once_more(rec, ci) || c->done < 2) {
+			free(first);
+			continue;
+		}
+		for (size_t g = 0; g < rec->ngates; g++) {
+			size_t col = rec->gates[g].col;
+			double now = c->vals[col][c->done - 1];
+			if (!record_col_exact(rec, col) || first[col] == now || (isnan(first[col]) && isnan(now)))
+				continue;
+			progress_clear(&rec->prog);
+			warning("gate '%s': counts differ between runs of command %zu (%s %.0f, then %.0f): the program is "
+				"not deterministic (e.g. a hash seed); the gate goes by the interval of the runs it has",
+				rec->gates[g].spec, ci + 1, rec->cols[col].label, first[col], now);
+			tip("pin what moves it (PYTHONHASHSEED=0, a fixed seed), or gate on more runs: -n 5");
+		}
+		free(first);
+	}
+	free(again);
+}
+
 static void redraw_progress(void *prog)
 {
 	progress_redraw(prog);
@@ -681,6 +807,7 @@ void record_measure(struct record *rec)
 		fputc('\n', rec->out);
 		record_flush_stdout(rec);
 	}
+	rec->hold_blocks = recheck_possible(rec);
 	size_t jobs = parallel_jobs(rec);
 	if (jobs) {
 		fprintf(rec->out, "Parallel (--jobs %zu): %s counts do not depend on the load; wall_time\n"
@@ -760,4 +887,11 @@ again:
 		if (!rec->cmds[ci].finished) {
 			finish(rec, ci);	/* cleans up only what was set up (setup_tried) */
 		}
+	if (rec->hold_blocks) {
+		if (!runner_interrupted && !rec->collect_err)
+			recheck_gates(rec);
+		progress_clear(&rec->prog);
+		rec->hold_blocks = false;
+		record_report_ready(rec);
+	}
 }

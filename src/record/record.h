@@ -254,6 +254,7 @@ struct record {
 	int check_fail;				/* first failing check's code */
 	bool collect_err;
 	bool parallel;				/* the runs of each command were made at the same time */
+	bool hold_blocks;			/* a failed one-run gate may re-run commands: blocks wait (issue 37 T3) */
 
 	/* report */
 	struct report_opts ro;

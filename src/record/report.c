@@ -230,7 +230,7 @@ void record_report_ready(struct record *rec)
 		if (rec->shell_cost.done)
 			print_block(rec, &rec->shell_cost, 0, "Shell alone");
 	}
-	while (rec->next_block < rec->ncmds && rec->cmds[rec->next_block].finished) {
+	while (!rec->hold_blocks && rec->next_block < rec->ncmds && rec->cmds[rec->next_block].finished) {
 		struct record_cmd *c = &rec->cmds[rec->next_block++];
 		if (c != &rec->cmds[0])
 			short_reference_note(rec);
@@ -283,6 +283,7 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			eg->measurement = rec->cols[gt->col].label;
 			eg->limit = gt->limit;
 			eg->command = ci;
+			eg->col = gt->col;
 			gate_evaluate(ref, &row->st, &row->delta, gt->limit, record_col_exact(rec, gt->col), &eg->eval);
 			rec->gate_failed |= eg->eval.failed;
 			rec->gate_inconclusive |= eg->eval.inconclusive;
@@ -300,8 +301,8 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		return out;
 	}
 	/* Two lines, each within 80 columns for a short baseline name. */
-	fprintf(rec->out, "Gates (against %s):\nFAIL: the whole 95%% interval of the change lies above the limit; pass: "
-		"wholly at or below it;\ninconclusive: it reaches both sides (the data cannot tell)\n\n", against);
+	fprintf(rec->out, "Gates (against %s):\nFAIL: the change's 95%% interval lies wholly above the limit;\n"
+		"pass: wholly at or below it; inconclusive: on both sides (the data cannot tell)\n\n", against);
 	const char *hdr[5] = { "gate", "command", "change", "95% interval", "result" };
 	size_t w[5];
 	for (int k = 0; k < 5; k++)
@@ -314,8 +315,14 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		snprintf(cells[i][0], 160, "%s", eg->spec);
 		snprintf(cells[i][1], 160, "%zu: %.100s", eg->command + 1, c->name ? c->name : c->prog.text);
 		fmt_pct(eg->eval.change, cells[i][2], 160);
-		if (eg->eval.basis == GATE_EXACT)
-			snprintf(cells[i][3], 160, "exact (sd 0)");
+		const struct lk_stats *rs = reference(rec, c, eg->col);
+		size_t rn = rs ? rs->n : 0, cn = c->rows[eg->col].st.n;
+		if (eg->eval.basis == GATE_EXACT && rn == 1 && cn == 1)
+			snprintf(cells[i][3], 160, "1 run each, assumed deterministic");	/* not re-checked */
+		else if (eg->eval.basis == GATE_EXACT && rn == cn)
+			snprintf(cells[i][3], 160, "exact (sd 0, %zu runs each)", cn);
+		else if (eg->eval.basis == GATE_EXACT)
+			snprintf(cells[i][3], 160, "exact (sd 0, %zu and %zu runs)", rn, cn);
 		else if (eg->eval.basis == GATE_UNBOUNDED)
 			snprintf(cells[i][3], 160, "unbounded");
 		else if (eg->eval.basis == GATE_TOO_FEW)
