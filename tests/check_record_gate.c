@@ -133,6 +133,39 @@ START_TEST(test_evaluate)
 }
 END_TEST
 
+/*
+ * Issue 37 T2: a timing gate against a baseline from another session.  The interval treats both
+ * sessions as one population, so drift between them reads as a change (an identical binary: wall
+ * time FAIL 10/10 with busy neighbours).  Whatever the interval says, such a gate is inconclusive
+ * (basis GATE_OTHER_SESSION), keeping its interval to print; exact counts are left alone.
+ */
+static const struct {
+	struct gate_eval in;
+	bool inconclusive;
+	enum gate_basis basis;
+} session_cases[] = {
+	{ { GATE_INTERVAL, 120, 64, 242, true, false }, true, GATE_OTHER_SESSION },	/* the busy neighbours' FAIL */
+	{ { GATE_INTERVAL, 0, -3, 3, false, false }, true, GATE_OTHER_SESSION },	/* a pass cannot be trusted either */
+	{ { GATE_INTERVAL, 3, -1, 7, false, true }, true, GATE_OTHER_SESSION },
+	{ { GATE_UNBOUNDED, 3, NAN, NAN, false, true }, true, GATE_UNBOUNDED },	/* already inconclusive: its reason stays */
+	{ { GATE_TOO_FEW, 3, NAN, NAN, false, true }, true, GATE_TOO_FEW },
+	{ { GATE_EXACT, 20, NAN, NAN, true, false }, true, GATE_OTHER_SESSION },	/* sd 0 timings: still another session */
+};
+
+START_TEST(test_other_session)
+{
+	struct gate_eval e = session_cases[_i].in;
+	gate_other_session(&e);
+	ck_assert_msg(!e.failed, "case %d failed", _i);
+	ck_assert(e.inconclusive == session_cases[_i].inconclusive);
+	ck_assert_int_eq(e.basis, session_cases[_i].basis);
+	if (session_cases[_i].in.basis == GATE_INTERVAL) {	/* the interval is still printed */
+		ck_assert_double_eq(e.ci_low, session_cases[_i].in.ci_low);
+		ck_assert_double_eq(e.ci_high, session_cases[_i].in.ci_high);
+	}
+}
+END_TEST
+
 extern Suite *record_gate_suite(void);
 Suite *record_gate_suite(void)
 {
@@ -140,6 +173,7 @@ Suite *record_gate_suite(void)
 	TCase *tc = tcase_create("gate");
 	tcase_add_loop_test(tc, test_parse, 0, sizeof(parse_cases) / sizeof(*parse_cases));
 	tcase_add_loop_test(tc, test_evaluate, 0, sizeof(eval_cases) / sizeof(*eval_cases));
+	tcase_add_loop_test(tc, test_other_session, 0, sizeof(session_cases) / sizeof(*session_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -74,7 +74,7 @@ static const char *verdict_name(enum delta_verdict v)
 static const char *basis_name(enum gate_basis b)
 {
 	return b == GATE_EXACT ? "exact" : b == GATE_INTERVAL ? "interval" : b == GATE_TOO_FEW ? "too_few_runs"
-		: "unbounded";
+		: b == GATE_OTHER_SESSION ? "other_session" : "unbounded";
 }
 
 static void json_measurement(FILE *f, const struct export_command *ec, size_t r)
@@ -531,12 +531,14 @@ void export_markdown(FILE *f, const struct export_run *r)
 			fputs("unbounded", f);
 		else if (eg->eval.basis == GATE_TOO_FEW)
 			fputs("too few runs", f);
+		else if (eg->eval.basis == GATE_OTHER_SESSION && !isfinite(eg->eval.ci_low))
+			fputs("another session", f);
 		else {
 			fputs("[", f);
 			md_pct(f, eg->eval.ci_low);
 			fputs(", ", f);
 			md_pct(f, eg->eval.ci_high);
-			fputs("]", f);
+			fputs(eg->eval.basis == GATE_OTHER_SESSION ? "] (another session)" : "]", f);
 		}
 		fputs(eg->eval.failed ? " | **fail** |\n" : eg->eval.inconclusive ? " | inconclusive |\n" : " | pass |\n", f);
 	}

@@ -263,6 +263,12 @@ static void gates_not_evaluated(struct record *rec)
 	record_flush_stdout(rec);
 }
 
+/* A timing measurement (nanoseconds: wall_time, user_time, task-clock, ...), which the machine's load moves. */
+static bool gate_timing(const struct record *rec, size_t col)
+{
+	return !record_col_exact(rec, col) && rec->cols[col].unit && !strcmp(rec->cols[col].unit, "ns");
+}
+
 /* Every gate on every command that has a reference: the verdicts, and the summary table. */
 static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 {
@@ -285,9 +291,21 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			eg->command = ci;
 			eg->col = gt->col;
 			gate_evaluate(ref, &row->st, &row->delta, gt->limit, record_col_exact(rec, gt->col), &eg->eval);
+			if (rec->have_base && gate_timing(rec, gt->col))
+				gate_other_session(&eg->eval);
 			rec->gate_failed |= eg->eval.failed;
 			rec->gate_inconclusive |= eg->eval.inconclusive;
 		}
+	}
+	for (size_t g = 0; rec->have_base && g < rec->ngates; g++) {
+		if (!gate_timing(rec, rec->gates[g].col))
+			continue;
+		warning("gate '%s': %s against baseline '%s', measured in another session: timings drift between "
+			"sessions (load, clock frequency, other tenants) by more than the interval of either holds, so "
+			"this gate is inconclusive", rec->gates[g].spec, rec->cols[rec->gates[g].col].label, rec->o.baseline);
+		fix("measure the base build in the same invocation, where lauka interleaves their runs: "
+		    "lauka --gate %s -- 'BASE BUILD' 'THIS BUILD'; or gate on a count load does not move "
+		    "(--backend valgrind --gate Ir=1%%)", rec->gates[g].spec);
 	}
 	char against[128];
 	if (rec->have_base && rec->o.git)
@@ -327,10 +345,13 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			snprintf(cells[i][3], 160, "unbounded");
 		else if (eg->eval.basis == GATE_TOO_FEW)
 			snprintf(cells[i][3], 160, "too few runs");
+		else if (eg->eval.basis == GATE_OTHER_SESSION && !isfinite(eg->eval.ci_low))
+			snprintf(cells[i][3], 160, "another session");
 		else {
 			fmt_pct(eg->eval.ci_low, lo, sizeof(lo));
 			fmt_pct(eg->eval.ci_high, hi, sizeof(hi));
-			snprintf(cells[i][3], 160, "[%s, %s]", lo, hi);
+			snprintf(cells[i][3], 160, "[%s, %s]%s", lo, hi,
+				 eg->eval.basis == GATE_OTHER_SESSION ? " another session" : "");
 		}
 		snprintf(cells[i][4], 160, "%s", eg->eval.failed ? "FAIL" : eg->eval.inconclusive ? "inconclusive" : "pass");
 		for (int k = 0; k < 5; k++)

@@ -80,3 +80,12 @@ void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const
 	out->failed = d->ci_low > limit;
 	out->inconclusive = !out->failed && !(d->ci_high <= limit);
 }
+
+void gate_other_session(struct gate_eval *e)
+{
+	if (e->basis == GATE_UNBOUNDED || e->basis == GATE_TOO_FEW)
+		return;	/* inconclusive already, for a reason of its own */
+	e->basis = GATE_OTHER_SESSION;
+	e->failed = false;
+	e->inconclusive = true;
+}

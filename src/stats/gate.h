@@ -37,6 +37,7 @@ enum gate_basis {
 	GATE_INTERVAL,		/* the 95% confidence interval of the change */
 	GATE_UNBOUNDED,		/* no usable interval: inconclusive */
 	GATE_TOO_FEW,		/* fewer than GATE_MIN_RUNS runs of a varying measurement: inconclusive */
+	GATE_OTHER_SESSION,	/* a timing measurement against a baseline of another session: inconclusive */
 };
 
 struct gate_eval {
@@ -50,5 +51,14 @@ struct gate_eval {
 /* exact: the measurement is deterministic (the same count on every run), so one run tells. */
 void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const struct lk_delta *d,
 		   double limit, bool exact, struct gate_eval *out);
+
+/*
+ * A timing measurement against a stored baseline (another session): the
+ * interval holds the noise within each session, not the drift between them
+ * (load, clock frequency, other tenants), so it cannot tell.  Makes a decided
+ * gate inconclusive (GATE_OTHER_SESSION), keeping its change and interval to
+ * print; an unbounded one or one with too few runs keeps its own reason.
+ */
+void gate_other_session(struct gate_eval *e);
 
 #endif

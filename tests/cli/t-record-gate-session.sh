@@ -1,0 +1,30 @@
+# record --gate on a timing measurement against a stored baseline: another session, so inconclusive with a fix:, never FAIL on drift
+. "$LAUKA_SRCDIR/tests/cli/lib.sh"
+export LAUKA_DB="$PWD/db.sqlite"
+P="$LAUKA_BUILD/lauka-probe"
+run "$LAUKA" --backend rusage -n 3 --runner-class t --save-baseline s -- "$P alu 1e5"
+expect_rc 0
+# The same program: drift between the sessions (a busier machine: wall time FAIL 10/10 in the
+# audit of issue 37) must not fail it, and a pass is no better founded: inconclusive, exit 4.
+run "$LAUKA" --backend rusage -n 3 --color never --runner-class t --baseline s --gate wall_time=5% \
+	--gate peak_rss=1000% --json s.json -- "$P alu 1e5"
+expect_rc 4
+expect_err "^warning: gate 'wall_time=5%': wall_time against baseline 's', measured in another session"
+expect_err "^fix: measure the base build in the same invocation, where lauka interleaves their runs"
+expect_out '^wall_time=5% .*inconclusive$'
+# peak_rss is not a timing: it decides as before
+expect_out '^peak_rss=1000% .*pass$'
+printf '%s\n' "$err" | grep -q "gate 'peak_rss=1000%': peak_rss against baseline" && fail "peak_rss called a timing: $err"
+python3 - <<'EOP' || fail "JSON: $(cat s.json)"
+import json
+d = json.load(open("s.json"))
+g = {g["gate"]: g for g in d["gates"]}
+w = g["wall_time=5%"]
+assert w["result"] == "inconclusive" and w["basis"] in ("other_session", "too_few_runs", "unbounded"), w
+assert g["peak_rss=1000%"]["result"] == "pass", g
+EOP
+# --gate-inconclusive fail makes it exit 3, as for any inconclusive gate
+run "$LAUKA" --backend rusage -n 3 --color never --runner-class t --baseline s --gate wall_time=5% \
+	--gate-inconclusive fail -- "$P alu 1e5"
+expect_rc 3
+exit 0
