@@ -1,5 +1,6 @@
 /* check_record_gate.c: --gate parsing, and pass/fail on tables of statistics and intervals. */
 #include <check.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,45 @@ START_TEST(test_other_session)
 }
 END_TEST
 
+/* The schedule of looks (issue 37): n0, doubling, then --max-runs; fixed before the first look. */
+static const struct {
+	unsigned long n0, max;
+	size_t k;
+	unsigned long looks[8];
+} look_cases[] = {
+	{ 10, 100, 5, { 10, 20, 40, 80, 100 } },	/* the default: 10 runs, --max-runs 100 */
+	{ 10, 80, 4, { 10, 20, 40, 80 } },
+	{ 10, 40, 3, { 10, 20, 40 } },
+	{ 10, 15, 2, { 10, 15 } },
+	{ 10, 10, 1, { 10 } },				/* nothing beyond the first look: 95% */
+	{ 54, 100, 2, { 54, 100 } },
+	{ 100, 20, 1, { 100 } },			/* already past the bound */
+	{ 0, 4, 3, { 1, 2, 4 } },
+};
+
+START_TEST(test_looks)
+{
+	unsigned long looks[GATE_MAX_LOOKS];
+	size_t k = gate_looks(look_cases[_i].n0, look_cases[_i].max, looks);
+	ck_assert_uint_eq(k, look_cases[_i].k);
+	for (size_t j = 0; j < k; j++)
+		ck_assert_uint_eq(looks[j], look_cases[_i].looks[j]);
+	/* Bonferroni: the levels of all looks add up to the error rate of one 95% interval */
+	ck_assert_double_eq_tol(gate_look_alpha(k) * (double)k, GATE_ALPHA, 1e-15);
+	/* the bound is never passed, the schedule never stalls */
+	for (size_t j = 1; j < k; j++)
+		ck_assert(looks[j] > looks[j - 1] && looks[j] <= look_cases[_i].max);
+}
+END_TEST
+
+START_TEST(test_looks_bounded)
+{
+	unsigned long looks[GATE_MAX_LOOKS];
+	ck_assert_uint_le(gate_looks(1, ULONG_MAX, looks), GATE_MAX_LOOKS);
+	ck_assert_uint_eq(gate_looks(3, 1000000, looks), 20);	/* 3 * 2^18 < 1e6 < 3 * 2^19 */
+}
+END_TEST
+
 extern Suite *record_gate_suite(void);
 Suite *record_gate_suite(void)
 {
@@ -173,6 +213,8 @@ Suite *record_gate_suite(void)
 	TCase *tc = tcase_create("gate");
 	tcase_add_loop_test(tc, test_parse, 0, sizeof(parse_cases) / sizeof(*parse_cases));
 	tcase_add_loop_test(tc, test_evaluate, 0, sizeof(eval_cases) / sizeof(*eval_cases));
+	tcase_add_loop_test(tc, test_looks, 0, sizeof(look_cases) / sizeof(*look_cases));
+	tcase_add_test(tc, test_looks_bounded);
 	tcase_add_loop_test(tc, test_other_session, 0, sizeof(session_cases) / sizeof(*session_cases));
 	suite_add_tcase(s, tc);
 	return s;

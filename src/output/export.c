@@ -316,6 +316,8 @@ void export_json(FILE *f, const struct export_run *r)
 		json_num(f, eg->eval.ci_low);
 		fputs(", \"ci95_high\": ", f);
 		json_num(f, eg->eval.ci_high);
+		fputs(", \"confidence\": ", f);
+		json_num(f, eg->confidence > 0 ? eg->confidence : 0.95);
 		fprintf(f, ", \"basis\": \"%s\", \"result\": \"%s\"}", basis_name(eg->eval.basis),
 			eg->eval.failed ? "fail" : eg->eval.inconclusive ? "inconclusive" : "pass");
 	}

@@ -46,6 +46,7 @@ struct export_gate {
 	double limit;			/* percent */
 	size_t command;			/* index into the commands */
 	size_t col;			/* the measurement's column */
+	double confidence;		/* of the interval in eval: 0.95, or higher after several looks (issue 37) */
 	struct gate_eval eval;
 };
 

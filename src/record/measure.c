@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -591,6 +592,9 @@ static double measured_ns(const struct record *rec, const struct record_cmd *c)
 static unsigned long auto_target(const struct record *rec, struct record_cmd *c)
 {
 	unsigned long hi = rec->o.max_runs ? rec->o.max_runs : RECORD_AUTO_MAX;
+	/* Gates that may look again: the first look at RECORD_AUTO_RUNS runs, later ones as they need (next_look). */
+	if (rec->adaptive && hi > RECORD_AUTO_RUNS)
+		hi = c->planned > RECORD_AUTO_RUNS ? c->planned : RECORD_AUTO_RUNS;
 	c->auto_runs = false;
 	return order_auto_runs(c->done, measured_ns(rec, c), c->elapsed_ns, RECORD_AUTO_RUNS, RECORD_AUTO_NS,
 			       RECORD_AUTO_CAP_NS, c->planned, hi);
@@ -625,6 +629,8 @@ static void extend_now(struct record *rec, size_t ci, size_t i)
 	free(add);
 }
 
+static bool next_look(struct record *rec);
+
 /*
  * Interleaved runs: once every pilot round is done, the further runs of each
  * automatic command in new shuffled rounds (record/order.c).  false when
@@ -644,7 +650,12 @@ static bool extend_interleaved(struct record *rec)
 		c->slots_left = more[ci];
 		any |= more[ci] > 0;
 	}
-	if (any) {
+	if (!any && rec->adaptive) {
+		any = next_look(rec);
+		if (!any)
+			rec->adaptive = false;
+	}
+	else if (any) {
 		struct order_slot *add;
 		uint64_t seed = rec->o.seed + 1;
 		size_t m = order_plan(w, more, rec->ncmds, true, seed, &add);
@@ -786,6 +797,118 @@ static void recheck_gates(struct record *rec)
 	free(again);
 }
 
+/*
+ * Issue 37 T1: without -n, gates that cannot tell yet add interleaved rounds
+ * on a fixed schedule of looks (stats/gate.h): at the automatic count n0, then
+ * 2 n0, 4 n0, ... up to --max-runs, every look's interval widened so the
+ * error rate over all looks holds (Bonferroni).  Only with interleaved runs
+ * (a timing gate interleaves them) against the first command: a stored
+ * baseline's timing gates cannot be decided by more runs (another session).
+ */
+static bool adaptive_possible(const struct record *rec)
+{
+	if (!rec->ngates || rec->o.runs_given || rec->o.runs_each || !rec->o.interleave || rec->ncmds < 2 ||
+	    rec->have_base || rec->npasses > 1 || (rec->be && rec->be->deterministic))
+		return false;
+	for (size_t ci = 0; ci < rec->ncmds; ci++)
+		if (!rec->cmds[ci].auto_runs)
+			return false;
+	return true;
+}
+
+/* The first gate that cannot tell at this look's level, or -1; its interval into lo, hi. */
+static long undecided_gate(const struct record *rec, double *lo, double *hi)
+{
+	for (size_t g = 0; g < rec->ngates; g++) {
+		size_t col = rec->gates[g].col;
+		const struct record_cmd *r0 = &rec->cmds[0];
+		struct lk_stats ref;
+		col_stats(rec, r0, col, &ref);
+		for (size_t ci = 1; ci < rec->ncmds; ci++) {
+			const struct record_cmd *c = &rec->cmds[ci];
+			if (c->stopped || r0->stopped)
+				continue;
+			struct lk_stats cur;
+			col_stats(rec, c, col, &cur);
+			struct lk_delta d;
+			struct gate_eval e;
+			compare_delta_level(&ref, &cur, rec->gate_alpha, &d);
+			gate_evaluate(&ref, &cur, &d, rec->gates[g].limit, record_col_exact(rec, col), &e);
+			if (e.inconclusive) {
+				*lo = d.ci_low;
+				*hi = d.ci_high;
+				return (long)g;
+			}
+		}
+	}
+	return -1;
+}
+
+/*
+ * Every command has its automatic count: look at the gates.  True when more
+ * rounds were planned (up to the next look), false when the runs are done.
+ */
+static bool next_look(struct record *rec)
+{
+	unsigned long done = ULONG_MAX;
+	double elapsed = 0;
+	for (size_t ci = 0; ci < rec->ncmds; ci++) {
+		if (rec->cmds[ci].stopped)
+			return false;
+		if (rec->cmds[ci].done < done)
+			done = rec->cmds[ci].done;
+		elapsed += rec->cmds[ci].elapsed_ns;
+	}
+	if (!rec->nlooks) {	/* the schedule, fixed before the first look */
+		unsigned long hi = rec->o.max_runs ? rec->o.max_runs : RECORD_AUTO_MAX;
+		rec->nlooks = gate_looks(done, hi, rec->looks);
+		rec->gate_alpha = gate_look_alpha(rec->nlooks);
+		rec->look = 0;
+	}
+	while (rec->look < rec->nlooks && rec->looks[rec->look] <= done)
+		rec->look++;
+	double lo = NAN, hi = NAN;
+	long g = undecided_gate(rec, &lo, &hi);
+	if (g < 0 || rec->look >= rec->nlooks)
+		return false;
+	unsigned long want = rec->looks[rec->look];
+	/* The time budget: what the next look's runs would take at the pace so far. */
+	double more_ns = elapsed / (double)done * (double)(want - done);
+	char iv[96];
+	if (isfinite(lo) && isfinite(hi))
+		snprintf(iv, sizeof(iv), "[%+.2f%%, %+.2f%%] at %.4g%% is on both sides of %g%%", lo, hi,
+			 100 * (1 - rec->gate_alpha), rec->gates[g].limit);
+	else
+		snprintf(iv, sizeof(iv), "its interval is unbounded");
+	if (elapsed + more_ns > RECORD_GATE_BUDGET_NS) {
+		fprintf(rec->out, "(gate '%s' cannot tell at %lu runs: %s;\n the next look, at %lu runs, would pass "
+			"the %.0f s budget: no more runs)\n", rec->gates[g].spec, done, iv, want,
+			RECORD_GATE_BUDGET_NS / 1e9);
+		return false;
+	}
+	fprintf(rec->out, "(gate '%s' cannot tell at %lu runs: %s;\n look %zu of %zu at %lu runs)\n",
+		rec->gates[g].spec, done, iv, rec->look + 1, rec->nlooks, want);
+	record_flush_stdout(rec);
+	unsigned long *w = xcalloc(rec->ncmds, sizeof(*w)), *more = xcalloc(rec->ncmds, sizeof(*more));
+	for (size_t ci = 0; ci < rec->ncmds; ci++) {
+		struct record_cmd *c = &rec->cmds[ci];
+		more[ci] = want > c->planned ? want - c->planned : 0;
+		record_cmd_grow(rec, c, c->planned + more[ci]);
+		c->slots_left = more[ci];
+	}
+	struct order_slot *add;
+	size_t m = order_plan(w, more, rec->ncmds, true, rec->o.seed + 2 + rec->look, &add);
+	for (size_t k = 0; k < m; k++)
+		add[k].k += rec->cmds[add[k].cmd].planned - more[add[k].cmd];
+	insert_slots(rec, rec->nslots, add, m);
+	free(add);
+	free(w);
+	free(more);
+	snprintf(rec->why, sizeof(rec->why), "gate %s cannot tell yet (look %zu of %zu)", rec->gates[g].spec,
+		 rec->look + 1, rec->nlooks);
+	return m > 0;
+}
+
 static void redraw_progress(void *prog)
 {
 	progress_redraw(prog);
@@ -808,6 +931,8 @@ void record_measure(struct record *rec)
 		record_flush_stdout(rec);
 	}
 	rec->hold_blocks = recheck_possible(rec);
+	rec->adaptive = adaptive_possible(rec);
+	rec->gate_alpha = GATE_ALPHA;
 	size_t jobs = parallel_jobs(rec);
 	if (jobs) {
 		fprintf(rec->out, "Parallel (--jobs %zu): %s counts do not depend on the load; wall_time\n"
@@ -829,8 +954,13 @@ again:
 		if (c->stopped || c->finished)
 			continue;
 		c->slots_left--;
-		progress_show(&rec->prog, "[%zu/%zu] %s %lu/%lu: %s", ci + 1, rec->ncmds, s->warmup ? "warm-up" : "run",
-			      s->k + 1, s->warmup ? c->warmups : c->planned, c->prog.text);
+		if (rec->why[0])	/* rounds a gate asked for: say why it is still running */
+			progress_show(&rec->prog, "[%zu/%zu] run %lu/%lu: %s: %s", ci + 1, rec->ncmds, s->k + 1, c->planned,
+				      rec->why, c->prog.text);
+		else
+			progress_show(&rec->prog, "[%zu/%zu] %s %lu/%lu: %s", ci + 1, rec->ncmds,
+				      s->warmup ? "warm-up" : "run", s->k + 1, s->warmup ? c->warmups : c->planned,
+				      c->prog.text);
 		int r = 0;
 		if (!c->set_up) {
 			c->setup_tried = true;
@@ -871,7 +1001,7 @@ again:
 		progress_tick(&rec->prog);
 		if (runner_interrupted || rec->collect_err)
 			break;
-		if (!c->stopped && !c->slots_left && c->auto_runs) {
+		if (!c->stopped && !c->slots_left && (c->auto_runs || rec->adaptive)) {
 			if (rec->o.interleave)
 				continue;	/* its further rounds come after every pilot round */
 			extend_now(rec, ci, i);

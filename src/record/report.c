@@ -290,7 +290,14 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			eg->limit = gt->limit;
 			eg->command = ci;
 			eg->col = gt->col;
-			gate_evaluate(ref, &row->st, &row->delta, gt->limit, record_col_exact(rec, gt->col), &eg->eval);
+			/* Gates that looked several times (issue 37): each look's interval is widened. */
+			struct lk_delta d = row->delta;
+			eg->confidence = 1 - GATE_ALPHA;
+			if (rec->gate_alpha > 0 && rec->gate_alpha < GATE_ALPHA && !row->point_only) {
+				compare_delta_level(ref, &row->st, rec->gate_alpha, &d);
+				eg->confidence = 1 - rec->gate_alpha;
+			}
+			gate_evaluate(ref, &row->st, &d, gt->limit, record_col_exact(rec, gt->col), &eg->eval);
 			if (rec->have_base && gate_timing(rec, gt->col))
 				gate_other_session(&eg->eval);
 			rec->gate_failed |= eg->eval.failed;
@@ -319,9 +326,16 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		return out;
 	}
 	/* Two lines, each within 80 columns for a short baseline name. */
-	fprintf(rec->out, "Gates (against %s):\nFAIL: the change's 95%% interval lies wholly above the limit;\n"
-		"pass: wholly at or below it; inconclusive: on both sides (the data cannot tell)\n\n", against);
-	const char *hdr[5] = { "gate", "command", "change", "95% interval", "result" };
+	char level[32];
+	double alpha = rec->gate_alpha > 0 && rec->gate_alpha < GATE_ALPHA ? rec->gate_alpha : GATE_ALPHA;
+	snprintf(level, sizeof(level), "%.4g%% interval", 100 * (1 - alpha));
+	fprintf(rec->out, "Gates (against %s):\nFAIL: the change's %s lies wholly above the limit;\n"
+		"pass: wholly at or below it; inconclusive: on both sides (the data cannot tell)\n", against, level);
+	if (alpha < GATE_ALPHA)
+		fprintf(rec->out, "(%zu looks planned, each at %.4g%% confidence,\nso that together they err at most %g%% "
+			"each way)\n", rec->nlooks, 100 * (1 - alpha), 100 * GATE_ALPHA / 2);
+	fputc('\n', rec->out);
+	const char *hdr[5] = { "gate", "command", "change", level, "result" };
 	size_t w[5];
 	for (int k = 0; k < 5; k++)
 		w[k] = strlen(hdr[k]);

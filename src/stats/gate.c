@@ -89,3 +89,21 @@ void gate_other_session(struct gate_eval *e)
 	e->failed = false;
 	e->inconclusive = true;
 }
+
+size_t gate_looks(unsigned long n0, unsigned long max, unsigned long *looks)
+{
+	if (n0 < 1)
+		n0 = 1;
+	size_t k = 0;
+	looks[k++] = n0;
+	for (unsigned long n = n0; n < max && k < GATE_MAX_LOOKS;) {
+		n = n > max / 2 ? max : n * 2;
+		looks[k++] = n;
+	}
+	return k;
+}
+
+double gate_look_alpha(size_t k)
+{
+	return GATE_ALPHA / (double)(k ? k : 1);
+}

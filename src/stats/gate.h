@@ -53,6 +53,21 @@ void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const
 		   double limit, bool exact, struct gate_eval *out);
 
 /*
+ * Issue 37: a gate that cannot tell yet may get more runs, on a fixed
+ * schedule of looks fixed before the first: n0 runs (the automatic count),
+ * then 2 n0, 4 n0, ... while below max, then max.  Each look's interval is
+ * at confidence 1 - GATE_ALPHA / K for K looks (Bonferroni), so over all
+ * looks a FAIL or a pass is wrong with probability at most GATE_ALPHA / 2
+ * each, however many looks are taken.  Fills looks[0 .. K) (at most
+ * GATE_MAX_LOOKS) and returns K (at least 1).
+ */
+#define GATE_ALPHA 0.05
+#define GATE_MAX_LOOKS 32
+size_t gate_looks(unsigned long n0, unsigned long max, unsigned long *looks);
+/* The two-sided level of each look's interval when there are k looks: GATE_ALPHA / k. */
+double gate_look_alpha(size_t k);
+
+/*
  * A timing measurement against a stored baseline (another session): the
  * interval holds the noise within each session, not the drift between them
  * (load, clock frequency, other tenants), so it cannot tell.  Makes a decided
