@@ -340,8 +340,22 @@ static int plan_baseline(struct record *rec)
 		      missing.len ? " not measured now: " : "", strbuf_str(&missing),
 		      extra.len ? (missing.len ? "; not in the baseline: " : " not in the baseline: ") : "",
 		      strbuf_str(&extra));
-		if (ok)
+		/*
+		 * A gate that needs a measurement the baseline lacks (issue 37 T7): measuring what the
+		 * baseline has would drop the gated one again, so the baseline must be saved with it.
+		 */
+		const struct record_gate *needs = NULL;
+		for (size_t g = 0; g < rec->ngates && !needs; g++)
+			if (rec->gates[g].col < rec->ncols && bcol[rec->gates[g].col] == b->nmeas)
+				needs = &rec->gates[g];
+		if (needs) {
+			const char *name = rec->cols[needs->col].ev->name;
+			fix("gate '%s' needs %s, which baseline '%s' was saved without: save the baseline again with it "
+			    "(--save-baseline %s -m %s%s%s), or gate on a measurement it has", needs->spec, name, bn, bn,
+			    strbuf_str(&all), all.len ? "," : "", name);
+		} else if (ok) {
 			fix("measure what the baseline has: -m %s", strbuf_str(&all));
+		}
 		strbuf_release(&all);
 		r = EXIT_USAGE;
 	}

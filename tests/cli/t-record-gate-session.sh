@@ -27,4 +27,11 @@ EOP
 run "$LAUKA" --backend rusage -n 3 --color never --runner-class t --baseline s --gate wall_time=5% \
 	--gate-inconclusive fail -- "$P alu 1e5"
 expect_rc 3
+# A gate on a measurement the baseline lacks (issue 37 T7): the fix: is to save the baseline with
+# it, not to measure what the baseline has (which drops the gated measurement again).
+run "$LAUKA" --backend rusage -n 3 --runner-class t --baseline s --gate sys_time=5% -- "$P alu 1e5"
+expect_rc 1
+expect_err "^error: baseline 's' has other measurements than this run: not in the baseline: sys_time$"
+expect_err "^fix: gate 'sys_time=5%' needs sys_time, which baseline 's' was saved without: save the baseline again with it (--save-baseline s -m wall_time,peak_rss,sys_time)"
+printf '%s\n' "$err" | grep -q "fix: measure what the baseline has" && fail "the fix: loops: $err"
 exit 0
