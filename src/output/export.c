@@ -266,6 +266,13 @@ void export_json(FILE *f, const struct export_run *r)
 	export_json_str(f, r->runner_class);
 	fputs(",\n  \"baseline\": ", f);
 	export_json_str(f, r->baseline);
+	/* What the text says of the baseline, for a bot (issue 37 T8). */
+	fputs(",\n  \"baseline_commit\": ", f);
+	export_json_str(f, r->baseline ? r->baseline_commit : NULL);
+	fputs(",\n  \"baseline_environment\": ", f);
+	export_json_str(f, r->baseline ? r->baseline_environment : NULL);
+	fprintf(f, ",\n  \"environment_matches\": %s",
+		!r->baseline || r->environment_matches < 0 ? "null" : r->environment_matches ? "true" : "false");
 	fprintf(f, ",\n  \"order\": \"%s\",\n  \"seed\": ",
 		r->interleaved ? "interleaved" : r->parallel ? "parallel" : "sequential");
 	if (r->interleaved)

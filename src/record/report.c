@@ -610,10 +610,20 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 		fill_export(&rec->shell_cost, rec, &shell);
 	size_t nenv;
 	const char **env = lk_env_entries(&nenv);
+	int env_match = -1;
+	if (rec->have_base && rec->base.fingerprint) {
+		char *now = baseline_fingerprint(rec);
+		env_match = !strcmp(now, rec->base.fingerprint);
+		free(now);
+	}
 	struct export_run run = {
 		.backend = rec->be ? rec->be->name : "rusage", .lauka_version = LAUKA_VERSION,
 		.env = env, .nenv = nenv,
 		.runner_class = rec->runner_class, .baseline = rec->have_base ? rec->o.baseline : NULL,
+		.baseline_commit = !rec->have_base ? NULL : rec->base.git_commit ? rec->base.git_commit
+				   : rec->base_commit[0] ? rec->base_commit : NULL,
+		.baseline_environment = rec->have_base ? rec->base.fingerprint : NULL,
+		.environment_matches = env_match,
 		.interleaved = rec->o.interleave, .parallel = rec->parallel, .seed = rec->o.seed, .shell = rec->o.shell,
 		.shell_cost = rec->have_shell_cost ? &shell : NULL, .cmds = cmds, .ncmds = rec->ncmds,
 		.gates = gates, .ngates = ngates, .exit_code = rc_now, .exit_cause = cause,

@@ -22,7 +22,20 @@ g = {g["gate"]: g for g in d["gates"]}
 w = g["wall_time=5%"]
 assert w["result"] == "inconclusive" and w["basis"] in ("other_session", "too_few_runs", "unbounded"), w
 assert g["peak_rss=1000%"]["result"] == "pass", g
+# what the text says of the baseline, for a bot (issue 37 T8)
+assert d["baseline"] == "s" and isinstance(d["baseline_environment"], str) and d["baseline_environment"], d
+assert d["environment_matches"] is True, d["environment_matches"]
+assert "baseline_commit" in d
 EOP
+# Another environment (a time zone set): the warning, and the JSON says it does not match.
+TZ=Pacific/Auckland run "$LAUKA" --backend rusage -n 3 --runner-class t --baseline s --gate peak_rss=1000% \
+	--json e.json -- "$P alu 1e5"
+expect_err "^warning: baseline 's' was measured with another environment"
+python3 -c 'import json; d = json.load(open("e.json")); assert d["environment_matches"] is False, d; assert "TZ" not in d["baseline_environment"] or "Auckland" not in d["baseline_environment"], d' \
+	|| fail "environment_matches: $(cat e.json | head -c 600)"
+run "$LAUKA" --backend rusage -n 3 --json n.json -- "$P alu 1e5"
+python3 -c 'import json; d = json.load(open("n.json")); assert d["baseline"] is None and d["environment_matches"] is None and d["baseline_commit"] is None, d' \
+	|| fail "no baseline: $(head -c 600 n.json)"
 # --gate-inconclusive fail makes it exit 3, as for any inconclusive gate
 run "$LAUKA" --backend rusage -n 3 --color never --runner-class t --baseline s --gate wall_time=5% \
 	--gate-inconclusive fail -- "$P alu 1e5"
