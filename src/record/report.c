@@ -364,8 +364,7 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		else {
 			fmt_pct(eg->eval.ci_low, lo, sizeof(lo));
 			fmt_pct(eg->eval.ci_high, hi, sizeof(hi));
-			snprintf(cells[i][3], 160, "[%s, %s]%s", lo, hi,
-				 eg->eval.basis == GATE_OTHER_SESSION ? " another session" : "");
+			snprintf(cells[i][3], 160, "[%s, %s]", lo, hi);	/* another session: the warning says so */
 		}
 		snprintf(cells[i][4], 160, "%s", eg->eval.failed ? "FAIL" : eg->eval.inconclusive ? "inconclusive" : "pass");
 		for (int k = 0; k < 5; k++)
