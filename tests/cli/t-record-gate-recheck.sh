@@ -41,4 +41,16 @@ expect_out '^Ir=1% .*2: .*alu 1e4 .* +0.00% .*exact (sd 0, 2 and 1 runs) .*pass$
 expect_out '^Ir=1% .*3: .*alu 2e4 .*exact (sd 0, 2 runs each) .*FAIL$'
 expect_out '^Benchmark 3 (2 runs)'
 printf '%s\n' "$err" | grep -q 'counts differ' && fail "warned about identical counts: $err"
+# One `valgrind --version` per invocation (issue 37 T6: one for every fingerprint, 1.34x the CPU of
+# a plain callgrind run for a start-up-only gate), however many runs and fingerprints it makes.
+if command -v strace >/dev/null 2>&1; then
+	export LAUKA_DB="$PWD/db.sqlite"
+	run "$LAUKA" --backend valgrind -m Ir --runner-class v --save-baseline v -- "$P alu 1e3"
+	expect_rc 0
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -e trace=execve -o tr.txt "$LAUKA" --backend valgrind \
+		-m Ir -n 2 --runner-class v --baseline v --save-baseline v --gate Ir=1% --json v.json -- "$P alu 1e3" \
+		>/dev/null 2>&1 || fail "under strace: exit $?"
+	n=$(grep '"--version"' tr.txt | awk '{ print $1 }' | sort -u | wc -l)
+	[ "$n" -eq 1 ] || fail "valgrind --version ran $n times: $(grep -- '--version' tr.txt)"
+fi
 exit 0
