@@ -40,6 +40,18 @@ python3 -c 'import json; d = json.load(open("n.json")); assert d["baseline"] is 
 run "$LAUKA" --backend rusage -n 3 --color never --runner-class t --baseline s --gate wall_time=5% \
 	--gate-inconclusive fail -- "$P alu 1e5"
 expect_rc 3
+# cpu_time under rusage (issue 37 T5): user + system, every run; a timing measurement for gates.
+run "$LAUKA" --backend rusage -n 3 --json c.json -m user_time,sys_time,cpu_time -- "$P alu 1e5" "$P alu 1e5"
+expect_rc 0
+python3 -c 'import json
+d = json.load(open("c.json"))
+for c in d["commands"]:
+    m = {x["name"]: x["samples"] for x in c["measurements"]}
+    assert all(u + s == t for u, s, t in zip(m["user_time"], m["sys_time"], m["cpu_time"])), m' || fail "cpu_time: $(head -c 900 c.json)"
+run "$LAUKA" counters --backend rusage --no-headers
+expect_out '^cpu_time'
+run "$LAUKA" --backend rusage -n 3 --gate cpu_time=1000% -- "$P alu 1e5" "$P alu 1e5"
+expect_err "^warning: gate 'cpu_time=1000%': cpu_time is a timing measurement"
 # A gate on a measurement the baseline lacks (issue 37 T7): the fix: is to save the baseline with
 # it, not to measure what the baseline has (which drops the gated measurement again).
 run "$LAUKA" --backend rusage -n 3 --runner-class t --baseline s --gate sys_time=5% -- "$P alu 1e5"
