@@ -339,12 +339,44 @@ static const struct cg_func *match(const struct cg_table *t, const struct cg_fun
 	return only;
 }
 
-/* Functions whose self cost changed most against ref; cost holds the change as int64_t. */
-static struct cg_func *changes(const struct cg_table *funcs, const struct cg_table *ref, size_t *n)
+/*
+ * An address callgrind could not name (0x0000000000001110: a PLT stub, code
+ * without symbols).  Two builds put the same stubs at other addresses, so
+ * issue 37 T9: they are matched as one entry per object, never as "changed
+ * functions" of their own.
+ */
+#define EXPLAIN_UNNAMED "(unnamed addresses)"
+
+static bool unnamed(const char *fn)
+{
+	return fn[0] == '0' && fn[1] == 'x' && fn[2] && strspn(fn + 2, "0123456789abcdefABCDEF") == strlen(fn + 2);
+}
+
+static void group_unnamed(const struct cg_table *in, struct cg_table *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < in->n; i++)
+		cg_table_add(out, in->f[i].object, NULL, unnamed(in->f[i].function) ? EXPLAIN_UNNAMED : in->f[i].function,
+			     in->f[i].cost);
+	cg_table_sort(out);
+}
+
+/*
+ * Functions whose self cost changed most against ref; cost holds the change
+ * as int64_t.  Unnamed addresses grouped per object into gf and gr, which
+ * the entries point into: released by the caller (cg_table_release).
+ */
+static struct cg_func *changes(const struct cg_table *funcs_in, const struct cg_table *ref_in, size_t *n,
+			       struct cg_table *gf, struct cg_table *gr)
 {
 	*n = 0;
-	if (!funcs || !ref)
+	memset(gf, 0, sizeof(*gf));
+	memset(gr, 0, sizeof(*gr));
+	if (!funcs_in || !ref_in)
 		return NULL;
+	group_unnamed(funcs_in, gf);
+	group_unnamed(ref_in, gr);
+	const struct cg_table *funcs = gf, *ref = gr;
 	struct cg_func *d = xcalloc(funcs->n + ref->n + 1, sizeof(*d));
 	for (size_t i = 0; i < funcs->n; i++) {
 		const struct cg_func *r = match(ref, &funcs->f[i], funcs);
@@ -395,7 +427,8 @@ void explain_print_functions(FILE *f, size_t width, const struct cg_table *funcs
 			line(f, width, 22, "    %10s  %5.1f%%  %s  %s", v, share, fn->function, fn->object);
 	}
 	size_t nd;
-	struct cg_func *d = changes(funcs, ref, &nd);
+	struct cg_table gf, gr;
+	struct cg_func *d = changes(funcs, ref, &nd, &gf, &gr);
 	if (nd) {
 		fprintf(f, "  changed most against the first command (self Ir):\n");
 		for (size_t i = 0; i < nd && i < EXPLAIN_TOP_DELTA; i++) {
@@ -405,6 +438,8 @@ void explain_print_functions(FILE *f, size_t width, const struct cg_table *funcs
 		}
 	}
 	free(d);
+	cg_table_release(&gf);
+	cg_table_release(&gr);
 }
 
 void explain_print(FILE *f, size_t width, const struct explain *x, const struct explain_cmd *c,
