@@ -372,11 +372,11 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 				w[k] = strlen(cells[i][k]);
 	}
 	for (int k = 0; k < 4; k++)
-		fprintf(rec->out, "%-*s   ", (int)w[k], hdr[k]);
+		fprintf(rec->out, "%-*s  ", (int)w[k], hdr[k]);
 	fprintf(rec->out, "%s\n", hdr[4]);
 	for (size_t i = 0; i < *n; i++) {
 		for (int k = 0; k < 4; k++)
-			fprintf(rec->out, "%-*s   ", (int)w[k], cells[i][k]);
+			fprintf(rec->out, "%-*s  ", (int)w[k], cells[i][k]);
 		bool failed = out[i].eval.failed;
 		if (rec->ro.color)
 			fprintf(rec->out, "%s%s%s\n", failed ? C_RED : out[i].eval.inconclusive ? C_YELLOW : C_GREEN,
