@@ -859,6 +859,8 @@ static bool next_look(struct record *rec)
 			done = rec->cmds[ci].done;
 		elapsed += rec->cmds[ci].elapsed_ns;
 	}
+	if (!done || done == ULONG_MAX)
+		return false;
 	if (!rec->nlooks) {	/* the schedule, fixed before the first look */
 		unsigned long hi = rec->o.max_runs ? rec->o.max_runs : RECORD_AUTO_MAX;
 		rec->nlooks = gate_looks(done, hi, rec->looks);

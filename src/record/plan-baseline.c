@@ -249,6 +249,28 @@ static int gates_usable(struct record *rec)
 }
 
 /* Load --baseline NAME and refuse a comparison that would mean nothing. */
+/*
+ * A gate that needs a measurement the baseline lacks (issue 37 T7): measuring
+ * what the baseline has would drop the gated one again, so the fix: is to
+ * save the baseline with it.  bcol[c]: column c's index in the baseline
+ * (nmeas: not there); all: the baseline's measurements, comma-separated.
+ */
+static bool gate_needs_fix(const struct record *rec, const size_t *bcol, size_t nmeas, const char *bn,
+			   const char *all)
+{
+	for (size_t g = 0; g < rec->ngates; g++) {
+		const struct record_gate *gt = &rec->gates[g];
+		if (gt->col >= rec->ncols || bcol[gt->col] != nmeas)
+			continue;
+		const char *name = rec->cols[gt->col].ev->name;
+		fix("gate '%s' needs %s, which baseline '%s' was saved without: save the baseline again with it "
+		    "(--save-baseline %s -m %s%s%s), or gate on a measurement it has", gt->spec, name, bn, bn, all,
+		    *all ? "," : "", name);
+		return true;
+	}
+	return false;
+}
+
 static int plan_baseline(struct record *rec)
 {
 	const char *bn = rec->o.baseline;
@@ -340,22 +362,8 @@ static int plan_baseline(struct record *rec)
 		      missing.len ? " not measured now: " : "", strbuf_str(&missing),
 		      extra.len ? (missing.len ? "; not in the baseline: " : " not in the baseline: ") : "",
 		      strbuf_str(&extra));
-		/*
-		 * A gate that needs a measurement the baseline lacks (issue 37 T7): measuring what the
-		 * baseline has would drop the gated one again, so the baseline must be saved with it.
-		 */
-		const struct record_gate *needs = NULL;
-		for (size_t g = 0; g < rec->ngates && !needs; g++)
-			if (rec->gates[g].col < rec->ncols && bcol[rec->gates[g].col] == b->nmeas)
-				needs = &rec->gates[g];
-		if (needs) {
-			const char *name = rec->cols[needs->col].ev->name;
-			fix("gate '%s' needs %s, which baseline '%s' was saved without: save the baseline again with it "
-			    "(--save-baseline %s -m %s%s%s), or gate on a measurement it has", needs->spec, name, bn, bn,
-			    strbuf_str(&all), all.len ? "," : "", name);
-		} else if (ok) {
+		if (!gate_needs_fix(rec, bcol, b->nmeas, bn, strbuf_str(&all)) && ok)
 			fix("measure what the baseline has: -m %s", strbuf_str(&all));
-		}
 		strbuf_release(&all);
 		r = EXIT_USAGE;
 	}
