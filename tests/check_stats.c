@@ -85,6 +85,26 @@ START_TEST(test_t_crit)
 }
 END_TEST
 
+/* Two-sided critical values at the levels of a gate's looks (issue 37), from scipy 1.10.1: t.ppf(1 - a/2, df). */
+static const struct {
+	double df, alpha, t;
+} t_level_cases[] = {
+	{ 1, 0.01, 63.6567411629 }, { 1, 0.05 / 3, 38.1884592970 }, { 1, 0.0125, 50.9230366683 },
+	{ 2, 0.01, 9.9248432009 }, { 2, 0.05 / 3, 7.6488039379 }, { 2, 0.0125, 8.8602000347 },
+	{ 4, 0.01, 4.6040948714 }, { 4, 0.05 / 3, 3.9607864828 }, { 4, 0.0125, 4.3146560489 },
+	{ 10, 0.01, 3.1692726672 }, { 10, 0.05 / 3, 2.8700725545 }, { 10, 0.0125, 3.0382433313 },
+	{ 30, 0.01, 2.7499956536 }, { 30, 0.05 / 3, 2.5357416054 }, { 30, 0.0125, 2.6573552554 },
+	{ 1e9, 0.01, 2.5758293085 }, { 1e9, 0.05 / 3, 2.3939798038 }, { 1e9, 0.0125, 2.4977054789 },
+};
+
+START_TEST(test_t_crit_level)
+{
+	double t = t_crit(t_level_cases[_i].df, t_level_cases[_i].alpha);
+	ck_assert_msg(fabs(t - t_level_cases[_i].t) < 1e-6 * t_level_cases[_i].t, "df %g alpha %g: %.10f, want %.10f",
+		      t_level_cases[_i].df, t_level_cases[_i].alpha, t, t_level_cases[_i].t);
+}
+END_TEST
+
 START_TEST(test_t_crit_fractional_between)
 {
 	double t = t_crit95(4.5);
@@ -152,9 +172,18 @@ static double parse_bound(const char *s)
  * computed once from the samples by root-finding on the definition (see
  * gen.py there).  The samples go through stats_compute() as in `record`.
  */
+static const struct {
+	const char *file;
+	double alpha;
+} fieller_fixtures[] = {
+	{ LAUKA_SRCDIR "/tests/fixtures/fieller/delta.tsv", 0.05 },
+	/* a gate's widened interval (issue 37: 5 looks, each at 0.05 / 5) */
+	{ LAUKA_SRCDIR "/tests/fixtures/fieller/delta-99.tsv", 0.01 },
+};
+
 START_TEST(test_delta_fieller_fixture)
 {
-	FILE *f = fopen(LAUKA_SRCDIR "/tests/fixtures/fieller/delta.tsv", "r");
+	FILE *f = fopen(fieller_fixtures[_i].file, "r");
 	ck_assert_ptr_nonnull(f);
 	char *line = NULL;
 	size_t cap = 0, rows = 0, unbounded = 0, verdicts[3] = { 0 };
@@ -177,7 +206,10 @@ START_TEST(test_delta_fieller_fixture)
 		stats_compute(a, na, &sa);
 		stats_compute(b, nb, &sb);
 		struct lk_delta d;
-		compare_delta(&sa, &sb, &d);
+		if (fieller_fixtures[_i].alpha == 0.05)
+			compare_delta(&sa, &sb, &d);
+		else
+			compare_delta_level(&sa, &sb, fieller_fixtures[_i].alpha, &d);
 		double pct = strtod(col[3], NULL), low = parse_bound(col[4]), high = parse_bound(col[5]);
 		enum delta_verdict v = !strcmp(col[6], "worse") ? DELTA_WORSE
 				     : !strcmp(col[6], "better") ? DELTA_BETTER : DELTA_NONE;
@@ -229,7 +261,8 @@ Suite *stats_suite(void)
 	tcase_add_loop_test(tc, test_t_crit, 0, sizeof(t_cases) / sizeof(*t_cases));
 	tcase_add_test(tc, test_t_crit_fractional_between);
 	tcase_add_loop_test(tc, test_delta_table, 0, sizeof(delta_cases) / sizeof(*delta_cases));
-	tcase_add_test(tc, test_delta_fieller_fixture);
+	tcase_add_loop_test(tc, test_delta_fieller_fixture, 0, sizeof(fieller_fixtures) / sizeof(*fieller_fixtures));
+	tcase_add_loop_test(tc, test_t_crit_level, 0, sizeof(t_level_cases) / sizeof(*t_level_cases));
 	tcase_add_test(tc, test_delta_never_below_minus_100);
 	suite_add_tcase(s, tc);
 	return s;

@@ -74,7 +74,7 @@ static const char *verdict_name(enum delta_verdict v)
 static const char *basis_name(enum gate_basis b)
 {
 	return b == GATE_EXACT ? "exact" : b == GATE_INTERVAL ? "interval" : b == GATE_TOO_FEW ? "too_few_runs"
-		: "unbounded";
+		: b == GATE_OTHER_SESSION ? "other_session" : "unbounded";
 }
 
 static void json_measurement(FILE *f, const struct export_command *ec, size_t r)
@@ -266,6 +266,13 @@ void export_json(FILE *f, const struct export_run *r)
 	export_json_str(f, r->runner_class);
 	fputs(",\n  \"baseline\": ", f);
 	export_json_str(f, r->baseline);
+	/* What the text says of the baseline, for a bot (issue 37 T8). */
+	fputs(",\n  \"baseline_commit\": ", f);
+	export_json_str(f, r->baseline ? r->baseline_commit : NULL);
+	fputs(",\n  \"baseline_environment\": ", f);
+	export_json_str(f, r->baseline ? r->baseline_environment : NULL);
+	fprintf(f, ",\n  \"environment_matches\": %s",
+		!r->baseline || r->environment_matches < 0 ? "null" : r->environment_matches ? "true" : "false");
 	fprintf(f, ",\n  \"order\": \"%s\",\n  \"seed\": ",
 		r->interleaved ? "interleaved" : r->parallel ? "parallel" : "sequential");
 	if (r->interleaved)
@@ -316,6 +323,8 @@ void export_json(FILE *f, const struct export_run *r)
 		json_num(f, eg->eval.ci_low);
 		fputs(", \"ci95_high\": ", f);
 		json_num(f, eg->eval.ci_high);
+		fputs(", \"confidence\": ", f);
+		json_num(f, eg->confidence > 0 ? eg->confidence : 0.95);
 		fprintf(f, ", \"basis\": \"%s\", \"result\": \"%s\"}", basis_name(eg->eval.basis),
 			eg->eval.failed ? "fail" : eg->eval.inconclusive ? "inconclusive" : "pass");
 	}
@@ -531,12 +540,14 @@ void export_markdown(FILE *f, const struct export_run *r)
 			fputs("unbounded", f);
 		else if (eg->eval.basis == GATE_TOO_FEW)
 			fputs("too few runs", f);
+		else if (eg->eval.basis == GATE_OTHER_SESSION && !isfinite(eg->eval.ci_low))
+			fputs("another session", f);
 		else {
 			fputs("[", f);
 			md_pct(f, eg->eval.ci_low);
 			fputs(", ", f);
 			md_pct(f, eg->eval.ci_high);
-			fputs("]", f);
+			fputs(eg->eval.basis == GATE_OTHER_SESSION ? "] (another session)" : "]", f);
 		}
 		fputs(eg->eval.failed ? " | **fail** |\n" : eg->eval.inconclusive ? " | inconclusive |\n" : " | pass |\n", f);
 	}

@@ -45,6 +45,8 @@ struct export_gate {
 	const char *measurement;
 	double limit;			/* percent */
 	size_t command;			/* index into the commands */
+	size_t col;			/* the measurement's column */
+	double confidence;		/* of the interval in eval: 0.95, or higher after several looks (issue 37) */
 	struct gate_eval eval;
 };
 
@@ -53,6 +55,9 @@ struct export_run {
 	const char *lauka_version;
 	const char *runner_class;
 	const char *baseline;		/* compared against this baseline, or NULL: against the first command */
+	const char *baseline_commit;	/* the git commit it was measured at, or NULL */
+	const char *baseline_environment;	/* its fingerprint (what lauka cannot pin), or NULL */
+	int environment_matches;	/* 1, 0, or -1: unknown (no baseline, or saved without a fingerprint) */
 	bool interleaved;
 	bool parallel;			/* the runs of each command were made at the same time (a deterministic backend) */
 	uint64_t seed;			/* with interleaved */

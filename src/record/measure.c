@@ -22,11 +22,13 @@
 #include "base/error.h"
 #include "record/record.h"
 #include "spawn/spawner.h"
+#include "stats/gate.h"
 #include "base/util.h"
 #include "machine/xctrace-slots.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -591,6 +593,9 @@ static double measured_ns(const struct record *rec, const struct record_cmd *c)
 static unsigned long auto_target(const struct record *rec, struct record_cmd *c)
 {
 	unsigned long hi = rec->o.max_runs ? rec->o.max_runs : RECORD_AUTO_MAX;
+	/* Gates that may look again: the first look at RECORD_AUTO_RUNS runs, later ones as they need (next_look). */
+	if (rec->adaptive && hi > RECORD_AUTO_RUNS)
+		hi = c->planned > RECORD_AUTO_RUNS ? c->planned : RECORD_AUTO_RUNS;
 	c->auto_runs = false;
 	return order_auto_runs(c->done, measured_ns(rec, c), c->elapsed_ns, RECORD_AUTO_RUNS, RECORD_AUTO_NS,
 			       RECORD_AUTO_CAP_NS, c->planned, hi);
@@ -625,6 +630,8 @@ static void extend_now(struct record *rec, size_t ci, size_t i)
 	free(add);
 }
 
+static bool next_look(struct record *rec);
+
 /*
  * Interleaved runs: once every pilot round is done, the further runs of each
  * automatic command in new shuffled rounds (record/order.c).  false when
@@ -644,7 +651,12 @@ static bool extend_interleaved(struct record *rec)
 		c->slots_left = more[ci];
 		any |= more[ci] > 0;
 	}
-	if (any) {
+	if (!any && rec->adaptive) {
+		any = next_look(rec);
+		if (!any)
+			rec->adaptive = false;
+	}
+	else if (any) {
 		struct order_slot *add;
 		uint64_t seed = rec->o.seed + 1;
 		size_t m = order_plan(w, more, rec->ncmds, true, seed, &add);
@@ -659,6 +671,245 @@ static bool extend_interleaved(struct record *rec)
 	free(w);
 	free(more);
 	return any;
+}
+
+/*
+ * Issue 37 T3: a deterministic backend makes one run of each command, and a
+ * gate on its counts takes that count as exact.  A program seeded per
+ * process (a hash seed) is not: its count moves from run to run.  So a
+ * one-run exact gate that fails re-runs both sides once more (a cost only on
+ * failure) before it is believed.  Commands with hooks are not re-run (their
+ * cleanup has run): their gate row says "1 run each, assumed deterministic".
+ */
+static bool recheck_possible(const struct record *rec)
+{
+	if (!rec->be || !rec->be->deterministic || !rec->ngates)
+		return false;
+	bool exact = false;
+	for (size_t g = 0; g < rec->ngates; g++)
+		exact |= record_col_exact(rec, rec->gates[g].col);
+	return exact;
+}
+
+static bool has_hooks(const struct record_cmd *c)
+{
+	for (int k = 0; k < HOOK_COUNT; k++)
+		if (c->hook[k])
+			return true;
+	return false;
+}
+
+/* The statistics of command c's samples in column col so far. */
+static void col_stats(const struct record *rec, const struct record_cmd *c, size_t col, struct lk_stats *st)
+{
+	(void)rec;
+	stats_compute(c->vals[col], c->done, st);
+}
+
+/* One more measured run of c, after its others; its details added to the JSON's. */
+static int run_once_more(struct record *rec, size_t ci)
+{
+	struct record_cmd *c = &rec->cmds[ci];
+	char what[32];
+	snprintf(what, sizeof(what), "command %zu", ci + 1);
+	record_cmd_grow(rec, c, c->done + 1);
+	c->planned = c->done + 1;
+	progress_show(&rec->prog, "[%zu/%zu] a one-run gate failed: checking that the counts repeat: %s", ci + 1,
+		      rec->ncmds, c->prog.text);
+	int r = run_measured(rec, c, what, false);
+	if (r > 0)
+		stop(rec, c, r, "command");
+	if (c->run_details.len) {	/* finish() closed the details: the run joins them */
+		const char *scope = rec->bi[1].ops->json_scope;
+		size_t keep = c->detail ? strlen(c->detail) : 0;
+		char *old = c->detail;
+		if (old && keep >= 2 && !strcmp(old + keep - 2, "]}")) {
+			old[keep - 2] = '\0';
+			c->detail = xasprintf("%s, %s]}", old, strbuf_str(&c->run_details));
+		} else {
+			c->detail = xasprintf("{\"scope\": \"%s\", \"runs\": [%s]}", scope ? scope : "",
+					      strbuf_str(&c->run_details));
+		}
+		free(old);
+		strbuf_release(&c->run_details);
+	}
+	return r;
+}
+
+static void recheck_gates(struct record *rec)
+{
+	bool *again = xcalloc(rec->ncmds, sizeof(*again));
+	bool any = false;
+	for (size_t g = 0; g < rec->ngates; g++) {
+		size_t col = rec->gates[g].col;
+		if (!record_col_exact(rec, col))
+			continue;
+		for (size_t ci = 0; ci < rec->ncmds; ci++) {
+			const struct record_cmd *c = &rec->cmds[ci];
+			if (!c->done || c->stopped || (!c->ref && ci == 0))
+				continue;
+			const struct record_cmd *r0 = &rec->cmds[0];
+			struct lk_stats ref, cur;
+			if (c->ref)
+				ref = c->ref[col];
+			else if (r0->done && !r0->stopped)
+				col_stats(rec, r0, col, &ref);
+			else
+				continue;
+			col_stats(rec, c, col, &cur);
+			if (ref.n != 1 || cur.n != 1)
+				continue;
+			struct lk_delta d;
+			struct gate_eval e;
+			compare_delta(&ref, &cur, &d);
+			gate_evaluate(&ref, &cur, &d, rec->gates[g].limit, true, &e);
+			if (!e.failed || has_hooks(c) || (!c->ref && has_hooks(r0)))
+				continue;
+			again[ci] = true;
+			if (!c->ref)
+				again[0] = true;
+			any = true;
+		}
+	}
+	for (size_t ci = 0; any && ci < rec->ncmds && !runner_interrupted && !rec->collect_err; ci++) {
+		struct record_cmd *c = &rec->cmds[ci];
+		if (!again[ci])
+			continue;
+		double *first = xcalloc(rec->ncols ? rec->ncols : 1, sizeof(*first));
+		for (size_t i = 0; i < rec->ncols; i++)
+			first[i] = c->vals[i][0];
+		if (run_once_more(rec, ci) || c->done < 2) {
+			free(first);
+			continue;
+		}
+		for (size_t g = 0; g < rec->ngates; g++) {
+			size_t col = rec->gates[g].col;
+			double now = c->vals[col][c->done - 1];
+			if (!record_col_exact(rec, col) || first[col] == now || (isnan(first[col]) && isnan(now)))
+				continue;
+			progress_clear(&rec->prog);
+			warning("gate '%s': counts differ between runs of command %zu (%s %.0f, then %.0f): the program is "
+				"not deterministic (e.g. a hash seed); the gate goes by the interval of the runs it has",
+				rec->gates[g].spec, ci + 1, rec->cols[col].label, first[col], now);
+			tip("pin what moves it (PYTHONHASHSEED=0, a fixed seed), or gate on more runs: -n 5");
+		}
+		free(first);
+	}
+	free(again);
+}
+
+/*
+ * Issue 37 T1: without -n, gates that cannot tell yet add interleaved rounds
+ * on a fixed schedule of looks (stats/gate.h): at the automatic count n0, then
+ * 2 n0, 4 n0, ... up to --max-runs, every look's interval widened so the
+ * error rate over all looks holds (Bonferroni).  Only with interleaved runs
+ * (a timing gate interleaves them) against the first command: a stored
+ * baseline's timing gates cannot be decided by more runs (another session).
+ */
+static bool adaptive_possible(const struct record *rec)
+{
+	if (!rec->ngates || rec->o.runs_given || rec->o.runs_each || !rec->o.interleave || rec->ncmds < 2 ||
+	    rec->have_base || rec->npasses > 1 || (rec->be && rec->be->deterministic))
+		return false;
+	for (size_t ci = 0; ci < rec->ncmds; ci++)
+		if (!rec->cmds[ci].auto_runs)
+			return false;
+	return true;
+}
+
+/* The first gate that cannot tell at this look's level, or -1; its interval into lo, hi. */
+static long undecided_gate(const struct record *rec, double *lo, double *hi)
+{
+	for (size_t g = 0; g < rec->ngates; g++) {
+		size_t col = rec->gates[g].col;
+		const struct record_cmd *r0 = &rec->cmds[0];
+		struct lk_stats ref;
+		col_stats(rec, r0, col, &ref);
+		for (size_t ci = 1; ci < rec->ncmds; ci++) {
+			const struct record_cmd *c = &rec->cmds[ci];
+			if (c->stopped || r0->stopped)
+				continue;
+			struct lk_stats cur;
+			col_stats(rec, c, col, &cur);
+			struct lk_delta d;
+			struct gate_eval e;
+			compare_delta_level(&ref, &cur, rec->gate_alpha, &d);
+			gate_evaluate(&ref, &cur, &d, rec->gates[g].limit, record_col_exact(rec, col), &e);
+			if (e.inconclusive) {
+				*lo = d.ci_low;
+				*hi = d.ci_high;
+				return (long)g;
+			}
+		}
+	}
+	return -1;
+}
+
+/*
+ * Every command has its automatic count: look at the gates.  True when more
+ * rounds were planned (up to the next look), false when the runs are done.
+ */
+static bool next_look(struct record *rec)
+{
+	unsigned long done = ULONG_MAX;
+	double elapsed = 0;
+	for (size_t ci = 0; ci < rec->ncmds; ci++) {
+		if (rec->cmds[ci].stopped)
+			return false;
+		if (rec->cmds[ci].done < done)
+			done = rec->cmds[ci].done;
+		elapsed += rec->cmds[ci].elapsed_ns;
+	}
+	if (!done || done == ULONG_MAX)
+		return false;
+	if (!rec->nlooks) {	/* the schedule, fixed before the first look */
+		unsigned long hi = rec->o.max_runs ? rec->o.max_runs : RECORD_AUTO_MAX;
+		rec->nlooks = gate_looks(done, hi, rec->looks);
+		rec->gate_alpha = gate_look_alpha(rec->nlooks);
+		rec->look = 0;
+	}
+	while (rec->look < rec->nlooks && rec->looks[rec->look] <= done)
+		rec->look++;
+	double lo = NAN, hi = NAN;
+	long g = undecided_gate(rec, &lo, &hi);
+	if (g < 0 || rec->look >= rec->nlooks)
+		return false;
+	unsigned long want = rec->looks[rec->look];
+	/* The time budget: what the next look's runs would take at the pace so far. */
+	double more_ns = elapsed / (double)done * (double)(want - done);
+	char iv[96];
+	if (isfinite(lo) && isfinite(hi))
+		snprintf(iv, sizeof(iv), "[%+.2f%%, %+.2f%%] at %.4g%% is on both sides of %g%%", lo, hi,
+			 100 * (1 - rec->gate_alpha), rec->gates[g].limit);
+	else
+		snprintf(iv, sizeof(iv), "its interval is unbounded");
+	if (elapsed + more_ns > RECORD_GATE_BUDGET_NS) {
+		fprintf(rec->out, "(gate '%s' cannot tell at %lu runs: %s;\n the next look, at %lu runs, would pass "
+			"the %.0f s budget: no more runs)\n", rec->gates[g].spec, done, iv, want,
+			RECORD_GATE_BUDGET_NS / 1e9);
+		return false;
+	}
+	fprintf(rec->out, "(gate '%s' cannot tell at %lu runs: %s;\n look %zu of %zu at %lu runs)\n",
+		rec->gates[g].spec, done, iv, rec->look + 1, rec->nlooks, want);
+	record_flush_stdout(rec);
+	unsigned long *w = xcalloc(rec->ncmds, sizeof(*w)), *more = xcalloc(rec->ncmds, sizeof(*more));
+	for (size_t ci = 0; ci < rec->ncmds; ci++) {
+		struct record_cmd *c = &rec->cmds[ci];
+		more[ci] = want > c->planned ? want - c->planned : 0;
+		record_cmd_grow(rec, c, c->planned + more[ci]);
+		c->slots_left = more[ci];
+	}
+	struct order_slot *add;
+	size_t m = order_plan(w, more, rec->ncmds, true, rec->o.seed + 2 + rec->look, &add);
+	for (size_t k = 0; k < m; k++)
+		add[k].k += rec->cmds[add[k].cmd].planned - more[add[k].cmd];
+	insert_slots(rec, rec->nslots, add, m);
+	free(add);
+	free(w);
+	free(more);
+	snprintf(rec->why, sizeof(rec->why), "gate %s cannot tell yet (look %zu of %zu)", rec->gates[g].spec,
+		 rec->look + 1, rec->nlooks);
+	return m > 0;
 }
 
 static void redraw_progress(void *prog)
@@ -682,6 +933,9 @@ void record_measure(struct record *rec)
 		fputc('\n', rec->out);
 		record_flush_stdout(rec);
 	}
+	rec->hold_blocks = recheck_possible(rec);
+	rec->adaptive = adaptive_possible(rec);
+	rec->gate_alpha = GATE_ALPHA;
 	size_t jobs = parallel_jobs(rec);
 	if (jobs) {
 		fprintf(rec->out, "Parallel (--jobs %zu): %s counts do not depend on the load; wall_time\n"
@@ -703,8 +957,13 @@ again:
 		if (c->stopped || c->finished)
 			continue;
 		c->slots_left--;
-		progress_show(&rec->prog, "[%zu/%zu] %s %lu/%lu: %s", ci + 1, rec->ncmds, s->warmup ? "warm-up" : "run",
-			      s->k + 1, s->warmup ? c->warmups : c->planned, c->prog.text);
+		if (rec->why[0])	/* rounds a gate asked for: say why it is still running */
+			progress_show(&rec->prog, "[%zu/%zu] run %lu/%lu: %s: %s", ci + 1, rec->ncmds, s->k + 1, c->planned,
+				      rec->why, c->prog.text);
+		else
+			progress_show(&rec->prog, "[%zu/%zu] %s %lu/%lu: %s", ci + 1, rec->ncmds,
+				      s->warmup ? "warm-up" : "run", s->k + 1, s->warmup ? c->warmups : c->planned,
+				      c->prog.text);
 		int r = 0;
 		if (!c->set_up) {
 			c->setup_tried = true;
@@ -745,7 +1004,7 @@ again:
 		progress_tick(&rec->prog);
 		if (runner_interrupted || rec->collect_err)
 			break;
-		if (!c->stopped && !c->slots_left && c->auto_runs) {
+		if (!c->stopped && !c->slots_left && (c->auto_runs || rec->adaptive)) {
 			if (rec->o.interleave)
 				continue;	/* its further rounds come after every pilot round */
 			extend_now(rec, ci, i);
@@ -761,4 +1020,11 @@ again:
 		if (!rec->cmds[ci].finished) {
 			finish(rec, ci);	/* cleans up only what was set up (setup_tried) */
 		}
+	if (rec->hold_blocks) {
+		if (!runner_interrupted && !rec->collect_err)
+			recheck_gates(rec);
+		progress_clear(&rec->prog);
+		rec->hold_blocks = false;
+		record_report_ready(rec);
+	}
 }

@@ -249,6 +249,28 @@ static int gates_usable(struct record *rec)
 }
 
 /* Load --baseline NAME and refuse a comparison that would mean nothing. */
+/*
+ * A gate that needs a measurement the baseline lacks (issue 37 T7): measuring
+ * what the baseline has would drop the gated one again, so the fix: is to
+ * save the baseline with it.  bcol[c]: column c's index in the baseline
+ * (nmeas: not there); all: the baseline's measurements, comma-separated.
+ */
+static bool gate_needs_fix(const struct record *rec, const size_t *bcol, size_t nmeas, const char *bn,
+			   const char *all)
+{
+	for (size_t g = 0; g < rec->ngates; g++) {
+		const struct record_gate *gt = &rec->gates[g];
+		if (gt->col >= rec->ncols || bcol[gt->col] != nmeas)
+			continue;
+		const char *name = rec->cols[gt->col].ev->name;
+		fix("gate '%s' needs %s, which baseline '%s' was saved without: save the baseline again with it "
+		    "(--save-baseline %s -m %s%s%s), or gate on a measurement it has", gt->spec, name, bn, bn, all,
+		    *all ? "," : "", name);
+		return true;
+	}
+	return false;
+}
+
 static int plan_baseline(struct record *rec)
 {
 	const char *bn = rec->o.baseline;
@@ -344,7 +366,7 @@ static int plan_baseline(struct record *rec)
 		      missing.len ? " not measured now: " : "", strbuf_str(&missing),
 		      extra.len ? (missing.len ? "; not in the baseline: " : " not in the baseline: ") : "",
 		      strbuf_str(&extra));
-		if (ok)
+		if (!gate_needs_fix(rec, bcol, b->nmeas, bn, strbuf_str(&all)) && ok)
 			fix("measure what the baseline has: -m %s", strbuf_str(&all));
 		strbuf_release(&all);
 		r = EXIT_USAGE;

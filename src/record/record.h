@@ -48,6 +48,8 @@
 #define RECORD_AUTO_NS 3e9
 #define RECORD_AUTO_CAP_NS 30e9
 #define RECORD_AUTO_MAX 100
+/* Gates that cannot tell yet add rounds (issue 37) while the runs so far and the next look's fit in this. */
+#define RECORD_GATE_BUDGET_NS 30e9
 
 /* --gate-inconclusive: what a gate that cannot tell counts as (default: its own exit code). */
 enum record_inconclusive { INCONCLUSIVE_EXIT, INCONCLUSIVE_PASS, INCONCLUSIVE_FAIL };
@@ -262,6 +264,17 @@ struct record {
 	int check_fail;				/* first failing check's code */
 	bool collect_err;
 	bool parallel;				/* the runs of each command were made at the same time */
+	bool hold_blocks;			/* a failed one-run gate may re-run commands: blocks wait (issue 37 T3) */
+	/*
+	 * Issue 37: gates that cannot tell yet get more interleaved rounds, on
+	 * the schedule of looks of stats/gate.h (gate_looks), each look's
+	 * interval at confidence 1 - gate_alpha.  adaptive: still looking.
+	 */
+	bool adaptive;
+	size_t nlooks, look;			/* looks planned (0: no schedule yet), the next one (0-based) */
+	unsigned long looks[32];		/* GATE_MAX_LOOKS */
+	double gate_alpha;			/* each gate's interval level (GATE_ALPHA with one look) */
+	char why[160];				/* the progress line's reason for rounds beyond the automatic count */
 
 	/* report */
 	struct report_opts ro;

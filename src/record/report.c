@@ -235,7 +235,7 @@ void record_report_ready(struct record *rec)
 		if (rec->shell_cost.done)
 			print_block(rec, &rec->shell_cost, 0, "Shell alone");
 	}
-	while (rec->next_block < rec->ncmds && rec->cmds[rec->next_block].finished) {
+	while (!rec->hold_blocks && rec->next_block < rec->ncmds && rec->cmds[rec->next_block].finished) {
 		struct record_cmd *c = &rec->cmds[rec->next_block++];
 		if (c != &rec->cmds[0])
 			short_reference_note(rec);
@@ -268,6 +268,113 @@ static void gates_not_evaluated(struct record *rec)
 	record_flush_stdout(rec);
 }
 
+/* A timing measurement (nanoseconds: wall_time, user_time, task-clock, ...), which the machine's load moves. */
+static bool gate_timing(const struct record *rec, size_t col)
+{
+	return !record_col_exact(rec, col) && rec->cols[col].unit && !strcmp(rec->cols[col].unit, "ns");
+}
+
+/* Timing gates against a stored baseline (issue 37 T2): inconclusive, and why, with the fix. */
+static void other_session_warnings(const struct record *rec)
+{
+	for (size_t g = 0; rec->have_base && g < rec->ngates; g++) {
+		if (!gate_timing(rec, rec->gates[g].col))
+			continue;
+		warning("gate '%s': %s against baseline '%s', measured in another session: timings drift between "
+			"sessions (load, clock frequency, other tenants) by more than the interval of either holds, so "
+			"this gate is inconclusive", rec->gates[g].spec, rec->cols[rec->gates[g].col].label, rec->o.baseline);
+		fix("measure the base build in the same invocation, where lauka interleaves their runs: "
+		    "lauka --gate %s -- 'BASE BUILD' 'THIS BUILD'; or gate on a count load does not move "
+		    "(--backend valgrind --gate Ir=1%%)", rec->gates[g].spec);
+	}
+}
+
+/* The gate summary table: one row per evaluated gate, its interval at its level, its outcome. */
+static void print_gate_table(struct record *rec, const struct export_gate *out, size_t n, const char *against)
+{
+	char level[32];
+	double alpha = rec->gate_alpha > 0 && rec->gate_alpha < GATE_ALPHA ? rec->gate_alpha : GATE_ALPHA;
+	snprintf(level, sizeof(level), "%.4g%% interval", 100 * (1 - alpha));
+	fprintf(rec->out, "Gates (against %s):\nFAIL: the change's %s lies wholly above the limit;\n"
+		"pass: wholly at or below it; inconclusive: on both sides (the data cannot tell)\n", against, level);
+	if (alpha < GATE_ALPHA)
+		fprintf(rec->out, "(%zu looks planned, each at %.4g%% confidence,\nso that together they err at most %g%% "
+			"each way)\n", rec->nlooks, 100 * (1 - alpha), 100 * GATE_ALPHA / 2);
+	fputc('\n', rec->out);
+	const char *hdr[5] = { "gate", "command", "change", level, "result" };
+	size_t w[5];
+	for (int k = 0; k < 5; k++)
+		w[k] = strlen(hdr[k]);
+	char (*cells)[5][160] = xcalloc(n ? n : 1, sizeof(*cells));
+	for (size_t i = 0; i < n; i++) {
+		const struct export_gate *eg = &out[i];
+		const struct record_cmd *c = &rec->cmds[eg->command];
+		char lo[32], hi[32];
+		snprintf(cells[i][0], 160, "%s", eg->spec);
+		snprintf(cells[i][1], 160, "%zu: %.100s", eg->command + 1, c->name ? c->name : c->prog.text);
+		fmt_pct(eg->eval.change, cells[i][2], 160);
+		const struct lk_stats *rs = reference(rec, c, eg->col);
+		size_t rn = rs ? rs->n : 0, cn = c->rows[eg->col].st.n;
+		if (eg->eval.basis == GATE_EXACT && rn == 1 && cn == 1)
+			snprintf(cells[i][3], 160, "1 run each, assumed deterministic");	/* not re-checked */
+		else if (eg->eval.basis == GATE_EXACT && rn == cn)
+			snprintf(cells[i][3], 160, "exact (sd 0, %zu runs each)", cn);
+		else if (eg->eval.basis == GATE_EXACT)
+			snprintf(cells[i][3], 160, "exact (sd 0, %zu and %zu runs)", rn, cn);
+		else if (eg->eval.basis == GATE_UNBOUNDED)
+			snprintf(cells[i][3], 160, "unbounded");
+		else if (eg->eval.basis == GATE_TOO_FEW)
+			snprintf(cells[i][3], 160, "too few runs");
+		else if (eg->eval.basis == GATE_OTHER_SESSION && !isfinite(eg->eval.ci_low))
+			snprintf(cells[i][3], 160, "another session");
+		else {
+			fmt_pct(eg->eval.ci_low, lo, sizeof(lo));
+			fmt_pct(eg->eval.ci_high, hi, sizeof(hi));
+			snprintf(cells[i][3], 160, "[%s, %s]", lo, hi);	/* another session: the warning says so */
+		}
+		snprintf(cells[i][4], 160, "%s", eg->eval.failed ? "FAIL" : eg->eval.inconclusive ? "inconclusive" : "pass");
+		for (int k = 0; k < 5; k++)
+			if (strlen(cells[i][k]) > w[k])
+				w[k] = strlen(cells[i][k]);
+	}
+	for (int k = 0; k < 4; k++)
+		fprintf(rec->out, "%-*s  ", (int)w[k], hdr[k]);
+	fprintf(rec->out, "%s\n", hdr[4]);
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < 4; k++)
+			fprintf(rec->out, "%-*s  ", (int)w[k], cells[i][k]);
+		bool failed = out[i].eval.failed;
+		if (rec->ro.color)
+			fprintf(rec->out, "%s%s%s\n", failed ? C_RED : out[i].eval.inconclusive ? C_YELLOW : C_GREEN,
+				cells[i][4], C_RESET);
+		else
+			fprintf(rec->out, "%s\n", cells[i][4]);
+	}
+	for (size_t g = 0; g < rec->ngates; g++) {
+		bool any = false;
+		for (size_t i = 0; i < n; i++)
+			any |= out[i].spec == rec->gates[g].spec;
+		if (!any)
+			fprintf(rec->out, "%s   not evaluated: no command with runs has a reference\n", rec->gates[g].spec);
+	}
+	size_t failed = 0, unsure = 0;
+	for (size_t i = 0; i < n; i++) {
+		failed += out[i].eval.failed;
+		unsure += out[i].eval.inconclusive;
+	}
+	fprintf(rec->out, "\n%zu of %zu gate check%s failed", failed, n, n == 1 ? "" : "s");
+	if (unsure)
+		fprintf(rec->out, ", %zu inconclusive (%s)", unsure,
+			rec->o.gate_inconclusive == INCONCLUSIVE_PASS ? "counted as passed: --gate-inconclusive pass"
+			: rec->o.gate_inconclusive == INCONCLUSIVE_FAIL ? "counted as failed: --gate-inconclusive fail"
+			: "exit 4");
+	fputc('\n', rec->out);
+	if (unsure && rec->o.gate_inconclusive == INCONCLUSIVE_EXIT)
+		tip("an inconclusive gate's interval reaches both sides of its limit (or is unbounded, or has too few "
+		    "runs): more runs (-n, --min-runs) narrow it; --gate-inconclusive pass|fail chooses for CI");
+	free(cells);
+}
+
 /* Every gate on every command that has a reference: the verdicts, and the summary table. */
 static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 {
@@ -288,11 +395,22 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 			eg->measurement = rec->cols[gt->col].label;
 			eg->limit = gt->limit;
 			eg->command = ci;
-			gate_evaluate(ref, &row->st, &row->delta, gt->limit, record_col_exact(rec, gt->col), &eg->eval);
+			eg->col = gt->col;
+			/* Gates that looked several times (issue 37): each look's interval is widened. */
+			struct lk_delta d = row->delta;
+			eg->confidence = 1 - GATE_ALPHA;
+			if (rec->gate_alpha > 0 && rec->gate_alpha < GATE_ALPHA && !row->point_only) {
+				compare_delta_level(ref, &row->st, rec->gate_alpha, &d);
+				eg->confidence = 1 - rec->gate_alpha;
+			}
+			gate_evaluate(ref, &row->st, &d, gt->limit, record_col_exact(rec, gt->col), &eg->eval);
+			if (rec->have_base && gate_timing(rec, gt->col))
+				gate_other_session(&eg->eval);
 			rec->gate_failed |= eg->eval.failed;
 			rec->gate_inconclusive |= eg->eval.inconclusive;
 		}
 	}
+	other_session_warnings(rec);
 	char against[128];
 	if (rec->have_base && rec->o.git)
 		snprintf(against, sizeof(against), "baseline '%s' of %.12s", rec->o.baseline, rec->base_commit);
@@ -305,72 +423,7 @@ static struct export_gate *evaluate_gates(struct record *rec, size_t *n)
 		return out;
 	}
 	/* Two lines, each within 80 columns for a short baseline name. */
-	fprintf(rec->out, "Gates (against %s):\na gate fails when the whole 95%% interval of its change lies above its limit\n\n",
-		against);
-	const char *hdr[5] = { "gate", "command", "change", "95% interval", "result" };
-	size_t w[5];
-	for (int k = 0; k < 5; k++)
-		w[k] = strlen(hdr[k]);
-	char (*cells)[5][160] = xcalloc(*n ? *n : 1, sizeof(*cells));
-	for (size_t i = 0; i < *n; i++) {
-		const struct export_gate *eg = &out[i];
-		const struct record_cmd *c = &rec->cmds[eg->command];
-		char lo[32], hi[32];
-		snprintf(cells[i][0], 160, "%s", eg->spec);
-		snprintf(cells[i][1], 160, "%zu: %.100s", eg->command + 1, c->name ? c->name : c->prog.text);
-		fmt_pct(eg->eval.change, cells[i][2], 160);
-		if (eg->eval.basis == GATE_EXACT)
-			snprintf(cells[i][3], 160, "exact (sd 0)");
-		else if (eg->eval.basis == GATE_UNBOUNDED)
-			snprintf(cells[i][3], 160, "unbounded");
-		else if (eg->eval.basis == GATE_TOO_FEW)
-			snprintf(cells[i][3], 160, "too few runs");
-		else {
-			fmt_pct(eg->eval.ci_low, lo, sizeof(lo));
-			fmt_pct(eg->eval.ci_high, hi, sizeof(hi));
-			snprintf(cells[i][3], 160, "[%s, %s]", lo, hi);
-		}
-		snprintf(cells[i][4], 160, "%s", eg->eval.failed ? "FAIL" : eg->eval.inconclusive ? "inconclusive" : "pass");
-		for (int k = 0; k < 5; k++)
-			if (strlen(cells[i][k]) > w[k])
-				w[k] = strlen(cells[i][k]);
-	}
-	for (int k = 0; k < 4; k++)
-		fprintf(rec->out, "%-*s   ", (int)w[k], hdr[k]);
-	fprintf(rec->out, "%s\n", hdr[4]);
-	for (size_t i = 0; i < *n; i++) {
-		for (int k = 0; k < 4; k++)
-			fprintf(rec->out, "%-*s   ", (int)w[k], cells[i][k]);
-		bool failed = out[i].eval.failed;
-		if (rec->ro.color)
-			fprintf(rec->out, "%s%s%s\n", failed ? C_RED : out[i].eval.inconclusive ? C_YELLOW : C_GREEN,
-				cells[i][4], C_RESET);
-		else
-			fprintf(rec->out, "%s\n", cells[i][4]);
-	}
-	for (size_t g = 0; g < rec->ngates; g++) {
-		bool any = false;
-		for (size_t i = 0; i < *n; i++)
-			any |= out[i].spec == rec->gates[g].spec;
-		if (!any)
-			fprintf(rec->out, "%s   not evaluated: no command with runs has a reference\n", rec->gates[g].spec);
-	}
-	size_t failed = 0, unsure = 0;
-	for (size_t i = 0; i < *n; i++) {
-		failed += out[i].eval.failed;
-		unsure += out[i].eval.inconclusive;
-	}
-	fprintf(rec->out, "\n%zu of %zu gate check%s failed", failed, *n, *n == 1 ? "" : "s");
-	if (unsure)
-		fprintf(rec->out, ", %zu inconclusive (%s)", unsure,
-			rec->o.gate_inconclusive == INCONCLUSIVE_PASS ? "counted as passed: --gate-inconclusive pass"
-			: rec->o.gate_inconclusive == INCONCLUSIVE_FAIL ? "counted as failed: --gate-inconclusive fail"
-			: "exit 4");
-	fputc('\n', rec->out);
-	if (unsure && rec->o.gate_inconclusive == INCONCLUSIVE_EXIT)
-		tip("an inconclusive gate has an unbounded interval or too few runs: more runs (-n, --min-runs) may "
-		    "decide it; --gate-inconclusive pass|fail chooses for CI");
-	free(cells);
+	print_gate_table(rec, out, *n, against);
 	/* Under valgrind, where the work of a command that failed a gate went (--explain shows it anyway). */
 	for (size_t ci = 0; ci < rec->ncmds && !rec->o.explain; ci++) {
 		bool gated = false;
@@ -575,10 +628,20 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 		fill_export(&rec->shell_cost, rec, &shell);
 	size_t nenv;
 	const char **env = lk_env_entries(&nenv);
+	int env_match = -1;
+	if (rec->have_base && rec->base.fingerprint) {
+		char *now = baseline_fingerprint(rec);
+		env_match = !strcmp(now, rec->base.fingerprint);
+		free(now);
+	}
 	struct export_run run = {
 		.backend = rec->be ? rec->be->name : "rusage", .lauka_version = LAUKA_VERSION,
 		.env = env, .nenv = nenv,
 		.runner_class = rec->runner_class, .baseline = rec->have_base ? rec->o.baseline : NULL,
+		.baseline_commit = !rec->have_base ? NULL : rec->base.git_commit ? rec->base.git_commit
+				   : rec->base_commit[0] ? rec->base_commit : NULL,
+		.baseline_environment = rec->have_base ? rec->base.fingerprint : NULL,
+		.environment_matches = env_match,
 		.interleaved = rec->o.interleave, .parallel = rec->parallel, .seed = rec->o.seed, .shell = rec->o.shell,
 		.shell_cost = rec->have_shell_cost ? &shell : NULL, .cmds = cmds, .ncmds = rec->ncmds,
 		.gates = gates, .ngates = ngates, .exit_code = rc_now, .exit_cause = cause,

@@ -59,21 +59,26 @@ static double t_two_tail(double t, double df)
 	return ibeta(df / 2, 0.5, df / (df + t * t));
 }
 
-double t_crit95(double df)
+double t_crit(double df, double alpha)
 {
-	if (!(df > 0))
+	if (!(df > 0) || !(alpha > 0 && alpha < 1))
 		return NAN;
-	if (df > 1e7)
+	if (alpha == 0.05 && df > 1e7)
 		return 1.959963984540054;
-	double lo = 0, hi = 1000;	/* t(0.975, 1) = 12.7; ample */
-	for (int i = 0; i < 200 && hi - lo > 1e-12; i++) {
+	double lo = 0, hi = 1e6;	/* t(1 - 0.0005/2, 1) = 1273; ample for the alphas lauka uses */
+	for (int i = 0; i < 300 && hi - lo > 1e-12 * (1 + lo); i++) {
 		double mid = (lo + hi) / 2;
-		if (t_two_tail(mid, df) > 0.05)
+		if (t_two_tail(mid, df) > alpha)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	return (lo + hi) / 2;
+}
+
+double t_crit95(double df)
+{
+	return t_crit(df, 0.05);
 }
 
 /*
@@ -119,6 +124,11 @@ static bool fieller(double a, double va, double b, double vb, double t, double *
 
 void compare_delta(const struct lk_stats *ref, const struct lk_stats *cur, struct lk_delta *out)
 {
+	compare_delta_level(ref, cur, 0.05, out);
+}
+
+void compare_delta_level(const struct lk_stats *ref, const struct lk_stats *cur, double alpha, struct lk_delta *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->ci_low = out->ci_high = NAN;
 	double va = ref->n ? ref->sd * ref->sd / (double)ref->n : 0;
@@ -139,7 +149,7 @@ void compare_delta(const struct lk_stats *ref, const struct lk_stats *cur, struc
 	out->bounded = true;
 	out->ci_low = out->ci_high = out->pct;
 	if (va > 0 || vb > 0) {
-		double lo, hi, t = t_crit95(fieller_df(va, ref->n, vb, cur->n, rho));
+		double lo, hi, t = t_crit(fieller_df(va, ref->n, vb, cur->n, rho), alpha);
 		if (!fieller(ref->mean, va, cur->mean, vb, t, &lo, &hi)) {
 			out->bounded = false;	/* never significant */
 			out->ci_low = out->ci_high = NAN;

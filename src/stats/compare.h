@@ -44,7 +44,16 @@ struct lk_delta {
 
 void compare_delta(const struct lk_stats *ref, const struct lk_stats *cur, struct lk_delta *out);
 
+/*
+ * The same at confidence 1 - alpha (0 < alpha < 1): a gate that looks at its
+ * data several times widens each look's interval (stats/gate.h, gate_looks).
+ * compare_delta is compare_delta_level at alpha 0.05.
+ */
+void compare_delta_level(const struct lk_stats *ref, const struct lk_stats *cur, double alpha, struct lk_delta *out);
+
 /* Two-sided 95% critical value of Student's t with df degrees of freedom (df may be fractional). */
 double t_crit95(double df);
+/* Two-sided critical value at level alpha: P(|T| > t) = alpha. */
+double t_crit(double df, double alpha);
 
 #endif

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const diag_role_names[DIAG_ROLES] = { "work", "memory", "branch", "cycles", "l1-miss" };
+const char *const diag_role_names[DIAG_ROLES] = { "work", "memory", "branch", "cycles", "l1-miss", "i1-miss",
+						 "ll-i-miss", "l1-write-miss", "ll-write-miss" };
 const char *const diag_verdict_names[4] = { "neither", "memory-bound", "branch-bound", "memory- and branch-bound" };
 const char *const diag_cause_names[5] = { "none", "work", "memory", "branch", "mixed" };
 
@@ -60,6 +61,15 @@ void diagnose_choose(const struct diag_event *ev, size_t n, bool valgrind, int c
 		choice[DIAG_MEMORY] = find_name(ev, n, "DLmr");
 		choice[DIAG_BRANCH] = find_name(ev, n, "Bcm");
 		choice[DIAG_L1MISS] = find_name(ev, n, "D1mr");
+		choice[DIAG_D1WMISS] = find_name(ev, n, "D1mw");	/* validated by the store probe */
+		choice[DIAG_DLWMISS] = find_name(ev, n, "DLmw");
+		/* No probe misses the instruction cache: calibrated is enough (the same simulator as D1mr's). */
+		for (size_t i = 0; i < n; i++) {
+			if (!strcmp(ev[i].name, "I1mr"))
+				choice[DIAG_I1MISS] = (int)i;
+			if (!strcmp(ev[i].name, "ILmr"))
+				choice[DIAG_ILMISS] = (int)i;
+		}
 		return;
 	}
 	double key[DIAG_ROLES] = { 0 };
@@ -146,6 +156,23 @@ static double clip01(double x)
 void diagnose_read(double work, double mem, double br, double cycles, double l1,
 		   const struct diag_event *const ev[DIAG_ROLES], const struct diag_costs *costs, struct diag_reading *out)
 {
+	double m[DIAG_ROLES];
+	for (int k = 0; k < DIAG_ROLES; k++)
+		m[k] = NAN;
+	m[DIAG_WORK] = work, m[DIAG_MEMORY] = mem, m[DIAG_BRANCH] = br, m[DIAG_CYCLES] = cycles, m[DIAG_L1MISS] = l1;
+	diagnose_read_all(m, ev, costs, out);
+}
+
+/* count when its role was chosen and it was measured, else 0 */
+static double term(const double m[DIAG_ROLES], const struct diag_event *const ev[DIAG_ROLES], enum diag_role r)
+{
+	return ev[r] && isfinite(m[r]) ? m[r] : 0;
+}
+
+void diagnose_read_all(const double m_in[DIAG_ROLES], const struct diag_event *const ev[DIAG_ROLES],
+		       const struct diag_costs *costs, struct diag_reading *out)
+{
+	double work = m_in[DIAG_WORK], mem = m_in[DIAG_MEMORY], br = m_in[DIAG_BRANCH], cycles = m_in[DIAG_CYCLES];
 	memset(out, 0, sizeof(*out));
 	out->mem = out->br = (struct diag_rate){ NAN, NAN, NAN, NAN };
 	out->mem_share = out->br_share = out->cycles = NAN;
@@ -156,9 +183,21 @@ void diagnose_read(double work, double mem, double br, double cycles, double l1,
 	if (ev[DIAG_BRANCH])
 		diagnose_place(br, work, ev[DIAG_BRANCH], ev[DIAG_WORK], false, &out->br);
 	double m = isfinite(mem) && ev[DIAG_MEMORY] ? mem : 0, b = isfinite(br) && ev[DIAG_BRANCH] ? br : 0;
-	/* L1 read misses that hit LL: D1mr less the LL misses (never below 0) */
-	double llhits = isfinite(l1) && ev[DIAG_L1MISS] && isfinite(costs->llhit) && l1 > m ? l1 - m : 0;
-	double mem_cycles = m * costs->miss + (llhits ? llhits * costs->llhit : 0);
+	/*
+	 * LL misses: data reads (the memory role), instruction fetches and writes.  L1 misses that hit LL:
+	 * the L1 misses of the same kinds less the LL misses (never below 0), when D1mr is there to say so.
+	 */
+	double ll = m, l1 = 0;
+	bool have_l1 = false;
+	if (costs->model == DIAG_MODEL_VALGRIND) {
+		ll += term(m_in, ev, DIAG_ILMISS) + term(m_in, ev, DIAG_DLWMISS);
+		l1 = term(m_in, ev, DIAG_L1MISS) + term(m_in, ev, DIAG_I1MISS) + term(m_in, ev, DIAG_D1WMISS);
+		have_l1 = ev[DIAG_L1MISS] && isfinite(m_in[DIAG_L1MISS]);
+	}
+	double llhits = have_l1 && isfinite(costs->llhit) && l1 > ll ? l1 - ll : 0;
+	double mem_cycles = ll * costs->miss + (llhits ? llhits * costs->llhit : 0);
+	out->ll_misses = ll;
+	out->ll_hits = llhits;
 	if (costs->model == DIAG_MODEL_VALGRIND && isfinite(work))
 		out->cycles = work * costs->cpi + mem_cycles + b * costs->mispredict;
 	else if (costs->model == DIAG_MODEL_CYCLES && isfinite(cycles) && cycles > 0)

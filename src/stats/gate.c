@@ -76,5 +76,34 @@ void gate_evaluate(const struct lk_stats *ref, const struct lk_stats *cur, const
 	out->basis = GATE_INTERVAL;
 	out->ci_low = d->ci_low;
 	out->ci_high = d->ci_high;
+	/* Three outcomes: FAIL above, pass at or below, and an interval that straddles the limit cannot tell. */
 	out->failed = d->ci_low > limit;
+	out->inconclusive = !out->failed && !(d->ci_high <= limit);
+}
+
+void gate_other_session(struct gate_eval *e)
+{
+	if (e->basis == GATE_UNBOUNDED || e->basis == GATE_TOO_FEW)
+		return;	/* inconclusive already, for a reason of its own */
+	e->basis = GATE_OTHER_SESSION;
+	e->failed = false;
+	e->inconclusive = true;
+}
+
+size_t gate_looks(unsigned long n0, unsigned long max, unsigned long *looks)
+{
+	if (n0 < 1)
+		n0 = 1;
+	size_t k = 0;
+	looks[k++] = n0;
+	for (unsigned long n = n0; n < max && k < GATE_MAX_LOOKS;) {
+		n = n > max / 2 ? max : n * 2;
+		looks[k++] = n;
+	}
+	return k;
+}
+
+double gate_look_alpha(size_t k)
+{
+	return GATE_ALPHA / (double)(k ? k : 1);
 }

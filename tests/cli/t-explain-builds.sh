@@ -29,4 +29,7 @@ line=$(printf '%s\n' "$changed" | grep ' main  .*/a-O0$') || fail "main not comp
 b=$(printf '%s\n' "$out" | awk '/^Benchmark 1/ {on = 1} on && $1 == "Ir" {print $2; exit}')
 case $line in *-[0-9]*M*) ;; *) fail "main's change should be a loss of millions: $line (b-O2: Ir $b)" ;; esac
 printf '%s\n' "$changed" | grep -q '+.*work  .*/a-O0$' || fail "work() of a-O0 not listed as added: $changed"
+# Issue 37 T9: the builds' PLT stubs (addresses callgrind cannot name, 0x0000000000001110) sit at
+# other addresses; they are one entry per object, matched between the builds, never "changed functions".
+printf '%s\n' "$changed" | grep -q ' 0x[0-9a-f]*  ' && fail "unnamed addresses listed as changed functions: $changed"
 exit 0

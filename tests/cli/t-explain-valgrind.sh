@@ -28,7 +28,7 @@ printf '%s\n' "$out" > out.txt
 # Each block's verdict line states the rule it applied.
 [ "$(grep -c '^  diagnosis  ' out.txt)" = 4 ] || fail "expected four diagnoses: $out"
 expect_out "diagnosis  neither (memory [0-9.]*%, branch [0-9.]*% of the cycles; bound at 30% or more)"
-expect_out "cost model estimated cycles = Ir + 5 x (D1mr - DLmr) + 35 x DLmr + 26 x Bcm"
+expect_out "cost model estimated cycles = Ir + 5 x (I1mr + D1mr + D1mw - (ILmr + DLmr + DLmw)) + 35 x (ILmr + DLmr + DLmw) + 26 x Bcm"
 expect_out "caches     simulated without a prefetcher (valgrind)"
 expect_out "delta cause work"
 
@@ -91,8 +91,11 @@ python3 - <<'PY' || fail "binary search and walk: $(cat bw.json | head -c 3000)"
 import json
 ev = lambda f: {k: int(v) for k, v in (l.split() for l in open(f))}
 def shares(e):
-    est = e["Ir"] + 5 * (e["D1mr"] - e["DLmr"]) + 35 * e["DLmr"] + 26 * e["Bcm"]
-    return (5 * (e["D1mr"] - e["DLmr"]) + 35 * e["DLmr"]) / est, 26 * e["Bcm"] / est
+    # every miss: instruction fetches, reads and writes (issue 37 T4)
+    l1 = e["I1mr"] + e["D1mr"] + e["D1mw"]
+    ll = e["ILmr"] + e["DLmr"] + e["DLmw"]
+    est = e["Ir"] + 5 * (l1 - ll) + 35 * ll + 26 * e["Bcm"]
+    return (5 * (l1 - ll) + 35 * ll) / est, 26 * e["Bcm"] / est
 bm, bb = shares(ev("bsearch.ev"))
 wm, wb = shares(ev("walk.ev"))
 assert bm >= 0.3 and bb >= 0.3, (bm, bb)        # the workload is built for both
@@ -141,4 +144,29 @@ expect_rc 3
 expect_out "Command 2 (failed a gate)"
 expect_out "functions by self Ir"
 printf '%s\n' "$out" | grep -Eq '^ +[0-9.]+[KM]? +[0-9.]+% +\+[0-9.]+[KM]? +chain ' || fail "no chain row with its delta: $out"
+# Issue 37 T4: a store-only program over 64 MiB (eight times the simulated LL) is memory-bound: the
+# cost model prices write misses (it read "neither, memory 0.2%" on data reads alone).  Its memory
+# share against Gungraun's documented EstimatedCycles on raw callgrind's summary: L1 hits = Ir + Dr
+# + Dw - (I1mr + D1mr + D1mw), LL hits = (I1mr + D1mr + D1mw) - (ILmr + DLmr + DLmw), RAM = ILmr +
+# DLmr + DLmw, cycles = L1 hits + 5 LL hits + 35 RAM.
+run "$LAUKA" record --backend valgrind --explain --export-json st.json -- "$work store 1"
+expect_rc 0
+expect_out "diagnosis  memory-bound (memory [0-9.]*%"
+raw store 1 > store.ev
+python3 - <<'PY' || fail "store: $(cat st.json | head -c 3000)"
+import json
+ev = dict(line.split() for line in open("store.ev"))
+ev = {k: float(v) for k, v in ev.items()}
+l1m = ev["I1mr"] + ev["D1mr"] + ev["D1mw"]
+ram = ev["ILmr"] + ev["DLmr"] + ev["DLmw"]
+g = (ev["Ir"] + ev["Dr"] + ev["Dw"] - l1m) + 5 * (l1m - ram) + 35 * ram
+g_share = (5 * (l1m - ram) + 35 * ram) / g
+d = json.load(open("st.json"))["commands"][0]["diagnosis"]
+cs = d["cycle_shares"]
+assert d["verdict"] == "memory-bound", d["verdict"]
+assert cs["cost_per_ll_hit"] == 5 and cs["cost_per_miss"] == 35 and cs["cost_per_mispredict"] == 26, cs
+assert cs["cost_per_instruction"] == 1, cs
+assert g_share > 0.8 and abs(cs["memory"] - g_share) < 0.03, (cs["memory"], g_share)
+assert abs(cs["ll_misses"] - ram) <= 0.001 * ram, (cs["ll_misses"], ram)
+PY
 exit 0

@@ -50,8 +50,8 @@ run "$LAUKA" --backend valgrind -m Ir --color never --gate Ir=0% --gate Ir=1000%
 expect_rc 3
 expect_err "^warning: gate 'Ir=0%': Ir is not validated by calibration on this machine"
 expect_err "^tip: validate it with 'lauka calibrate --backend valgrind'"
-expect_out '^Ir=0% .*2: .*alu 1e4 .* +0.00% .*exact (sd 0) .*pass$'
-expect_out '^Ir=0% .*3: .*alu 2e4 .*exact (sd 0) .*FAIL$'
+expect_out '^Ir=0% .*2: .*alu 1e4 .* +0.00% .*exact (sd 0, 2 and 1 runs) .*pass$'
+expect_out '^Ir=0% .*3: .*alu 2e4 .*exact (sd 0, 2 runs each) .*FAIL$'
 expect_out '^Ir=1000% .*3: .*alu 2e4 .*pass$'
 if command -v python3 >/dev/null; then
 	python3 - <<'EOP' || fail "Ir gate JSON: $(cat v.json)"
@@ -59,6 +59,8 @@ import json
 d = json.load(open("v.json"))
 ir = [next(m for m in c["measurements"] if m["name"] == "Ir") for c in d["commands"]]
 assert all(m["stddev"] == 0 for m in ir)
+# the failed one-run gate re-ran command 1 and 3 once more (issue 37 T3)
+assert [len(m["samples"]) for m in ir] == [2, 1, 2], ir
 assert ir[2]["mean"] - ir[0]["mean"] == 20000, "alu: 2 instructions per iteration"
 g = [g for g in d["gates"] if g["gate"] == "Ir=0%" and g["command_index"] == 3][0]
 assert g["basis"] == "exact" and g["result"] == "fail"

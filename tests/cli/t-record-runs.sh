@@ -77,9 +77,9 @@ d = json.load(open("g.json"))
 g = d["gates"][0]
 assert g["result"] == "inconclusive" and g["basis"] == "unbounded", g
 assert d["exit_code"] == 3, d["exit_code"]' || fail "JSON of an inconclusive gate: $(cat g.json)"
-# One valgrind run each: the gate is exact, and decides.
+# One valgrind run each: the gate is exact; a failed one re-runs both once (issue 37 T3), and decides.
 run "$LAUKA" record --backend valgrind --color never -m Ir --gate Ir=1% -- "$P alu 1000" "$P alu 2000"
-expect_rc 3; expect_out '^Ir=1%.*exact (sd 0) *FAIL$'
+expect_rc 3; expect_out '^Ir=1%.*exact (sd 0, 2 runs each) *FAIL$'
 # The first run of a CI gate (no baseline yet): the gates are not evaluated, and it says so, not
 # "0 of 0 gate checks failed".
 run "$LAUKA" record --backend valgrind --color never -m Ir --save-baseline b1 --baseline b1 --runner-class ci \

@@ -24,6 +24,10 @@
  *                              conditional move replaces it): memory and
  *                              branches both cost a large share (under the
  *                              valgrind model about 38% and 35%)
+ *   explain-work store N       N passes storing one byte per 64-byte line
+ *                              over 64 MiB, eight times the simulated LL: every
+ *                              store a write that misses both caches, no loads
+ *                              to speak of (issue 37 T4: it read "neither")
  *   explain-work walk N        N steps along a linked list of 64-byte nodes
  *                              laid out in order over 64 MiB: every step a new
  *                              line that misses both simulated caches, which
@@ -115,6 +119,20 @@ __attribute__((noinline)) static unsigned long bsearch_keys(long n)
 	return found;
 }
 
+/* One byte stored per 64-byte line over 64 MiB, passes times: every store a new line that misses both caches. */
+__attribute__((noinline)) static unsigned long store(long passes)
+{
+	size_t n = 64ul << 20;
+	volatile char *a = malloc(n);
+	if (!a)
+		return 0;
+	for (long p = 0; p < passes; p++)
+		for (size_t i = 0; i < n; i += 64)
+			a[i] = (char)p;
+	free((void *)a);
+	return (unsigned long)passes;
+}
+
 struct node {
 	struct node *next;
 	char payload[56];	/* one node per 64-byte line */
@@ -139,7 +157,7 @@ __attribute__((noinline)) static unsigned long walk(long steps)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: explain-work chase|branch|chain|bsearch|walk N\n");
+		fprintf(stderr, "usage: explain-work chase|branch|chain|bsearch|walk|store N\n");
 		return 1;
 	}
 	long n = strtol(argv[2], NULL, 10);
@@ -154,6 +172,8 @@ int main(int argc, char **argv)
 		r = bsearch_keys(n);
 	else if (!strcmp(argv[1], "walk"))
 		r = walk(n);
+	else if (!strcmp(argv[1], "store"))
+		r = store(n);
 	else
 		return 1;
 	printf("%s %lu\n", argv[1], r);
