@@ -32,7 +32,9 @@ static int one_runs(const char *v, unsigned long *out)
 	}
 	if (*out < 1) {
 		error("minimum runs is 1 (got %lu)", *out);
-		fix("use -n 1 or higher");
+		/* the backend is not known yet: the fix every backend takes, then valgrind's 1 */
+		fix("use -n %d or higher (-n 1 is enough with --backend valgrind, whose counts are exact)",
+		    RECORD_MIN_RUNS);
 		return -1;
 	}
 	return 0;
