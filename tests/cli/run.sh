@@ -3,7 +3,8 @@
 #   tests/cli/run.sh [--slow | --all] [-j N] BUILD_DIR [t-name[.sh] ...]
 # Without names: every test but the slow ones listed in tests/cli/slow.list (make test-cli, make
 # check); --slow runs only those (make check-slow), --all both.  Each test script: first comment
-# line = description; exit 0 pass, 2 skip (it prints why), anything else fails.
+# line = description; exit 0 pass, 2 skip (it prints why), anything else fails.  The timing
+# cross-checks ($alone below) run with no other test beside them.
 # Jobs: -j N, else $LAUKA_TEST_JOBS, else one per online CPU.  Each test runs with stdin from
 # /dev/null in its own empty directory (also its TMPDIR, HOME and LAUKA_DB); its output is kept in a
 # file and printed whole, never mixed with another's.  As each test ends one line says
@@ -26,6 +27,11 @@ export LAUKA="$build/lauka" LAUKA_BUILD="$build" LAUKA_SRCDIR=$(cd "$here/../.."
 pass=0 fail=0 skip=0 named=$#
 slow=$(sed -n 's/^\(t-[A-Za-z0-9_-]*\.sh\).*/\1/p' "$here/slow.list" 2>/dev/null)
 is_slow() { printf '%s\n' "$slow" | grep -qxF "$1"; }
+# Tests that compare lauka's timings with another tool's run with no other test beside them: a
+# sibling test's load falls on one tool's rounds more than the other's (t-crosscheck-hyperfine
+# crossed its bound at load 15 beside one).
+alone="t-crosscheck-hyperfine.sh t-crosscheck-perf.sh t-crosscheck-rss.sh"
+is_alone() { case " $alone " in *" $(basename "$1") "*) return 0 ;; esac; return 1; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT
@@ -112,17 +118,24 @@ report() {
 echo "cli: $total tests, $jobs at a time"
 times > "$dir/all"
 t0=$(date +%s) cpu0=$(cpu_read "$dir/all")
-next=1 live="" nlive=0
+next=1 live="" nlive=0 solo=0
 while [ "$ended" -lt "$total" ]; do
-	while [ "$next" -le "$total" ] && [ "$nlive" -lt "$jobs" ]; do
+	while [ "$next" -le "$total" ] && [ "$nlive" -lt "$jobs" ] && [ "$solo" -eq 0 ]; do
 		eval "t=\$test_$next"
+		if is_alone "$t"; then
+			[ "$nlive" -eq 0 ] || break	# once the running ones have ended
+			solo=$next
+		fi
 		run_one "$next" "$t" &
 		eval "pid_$next=\$!"
 		live="$live $next" next=$((next + 1)) nlive=$((nlive + 1))
 	done
 	still="" n0=$ended
 	for k in $live; do
-		if [ -f "$dir/$k.done" ]; then report "$k"; nlive=$((nlive - 1)); else still="$still $k"; fi
+		if [ -f "$dir/$k.done" ]; then
+			report "$k"; nlive=$((nlive - 1))
+			[ "$solo" -ne "$k" ] || solo=0
+		else still="$still $k"; fi
 	done
 	live=$still
 	[ "$ended" -eq "$n0" ] && sleep 0.2
