@@ -176,17 +176,24 @@ $(BUILD)/check_lauka: $(TEST_OBJ) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LK_LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(CHECK_LIBS) $(LK_LIBS)
 
+# check, check-slow and demo build with one job per CPU unless make was given -j itself (a -jN
+# forced on a sub-make would turn off the caller's job server); tests/cli/run.sh runs that many CLI
+# tests at a time (LAUKA_TEST_JOBS=N to choose).
+NPROC   := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
+SUB_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+
 # `make check` is what CI and the README run: it installs what is missing
 # (scripts/deps.sh says what), then runs the unit and CLI tests.
 check:
 	$(Q)sh scripts/deps.sh check
-	$(Q)$(MAKE) --no-print-directory test-all
+	$(Q)$(MAKE) $(SUB_JOBS) --no-print-directory test-all
 
 test-all: $(CHECK_DEPS)
 	$(Q)$(MAKE) --no-print-directory test-unit
 	$(Q)$(MAKE) --no-print-directory test-cli
 
 test-unit: $(BUILD)/check_lauka
+	@echo "unit: running the check suites (one line at the end)"
 	$(Q)cd $(BUILD) && LAUKA_SRCDIR=$(CURDIR) ./check_lauka
 
 test-cli: $(CHECK_DEPS)
@@ -196,14 +203,14 @@ test-cli: $(CHECK_DEPS)
 # takes under 8 minutes on an idle 2-core machine (HACKING.md, Tests); .ci/run runs them too.
 check-slow:
 	$(Q)sh scripts/deps.sh check
-	$(Q)$(MAKE) --no-print-directory test-slow
+	$(Q)$(MAKE) $(SUB_JOBS) --no-print-directory test-slow
 
 test-slow: $(CHECK_DEPS)
 	$(Q)sh tests/cli/run.sh --slow $(abspath $(BUILD))
 
 demo:
 	$(Q)sh scripts/deps.sh demo
-	$(Q)$(MAKE) --no-print-directory run-demo
+	$(Q)$(MAKE) $(SUB_JOBS) --no-print-directory run-demo
 
 clean:
 	rm -rf build build-san $(CLEAN_EXTRA)

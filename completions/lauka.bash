@@ -19,12 +19,18 @@ _lauka_backends() {
 	"$1" version 2>/dev/null | awk '/^backends:/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { on = 0 }'
 }
 
-_lauka_events() { # lauka backend-or-empty
-	if [ -n "$2" ]; then
-		"$1" counters --backend "$2" 2>/dev/null
-	else
-		"$1" counters 2>/dev/null
-	fi
+# The events `lauka counters --details` does not mark unsupported here (a VM without a PMU counts 10
+# of 62), or with "all" every one.
+_lauka_events() { # lauka backend-or-empty [all]
+	local b=()	# not ${2:+--backend "$2"}: the caller's IFS may be a newline
+	[ -n "$2" ] && b=(--backend "$2")
+	"$1" counters "${b[@]}" --details --no-headers --wide 2>/dev/null |
+		awk -v all="${3:-}" 'all != "" || $3 != "unsupported" { print $1 }'
+}
+
+# The names `lauka baselines list` shows (with --git: those in git notes).
+_lauka_baselines() { # lauka [--git]
+	"$1" baselines ${2:+"$2"} list 2>/dev/null | awk 'NR == 1 && $1 == "name" { on = 1; next } on { print $1 }'
 }
 
 _lauka() {
@@ -61,7 +67,9 @@ _lauka() {
 		local head="" part=$cur
 		case $cur in *,*) head=${cur%,*},; part=${cur##*,} ;; esac
 		local IFS=$'\n'
+		# the events countable here; the others only when none of those matches
 		COMPREPLY=($(compgen -W "$(_lauka_events "$lauka" "$backend")" -- "$part"))
+		[ ${#COMPREPLY[@]} -gt 0 ] || COMPREPLY=($(compgen -W "$(_lauka_events "$lauka" "$backend" all)" -- "$part"))
 		for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=$head${COMPREPLY[i]}; done
 		compopt -o nospace 2>/dev/null
 		return ;;
@@ -90,6 +98,20 @@ _lauka() {
 	fi
 	if [ "$verb" = help ]; then
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$(_lauka_verbs "$lauka")" -- "$cur"))
+		return
+	fi
+	if [ "$verb" = baselines ] && [ "${cur#-}" = "$cur" ]; then
+		local sub="" git=""
+		for ((i = 2; i < COMP_CWORD; i++)); do
+			case ${COMP_WORDS[i]} in
+			list|show|delete) [ -z "$sub" ] && sub=${COMP_WORDS[i]} ;;
+			--git) git=--git ;;
+			esac
+		done
+		case $sub in
+		"") COMPREPLY=($(compgen -W "list show delete" -- "$cur")) ;;
+		show|delete) [ "$prev" = "$sub" ] && COMPREPLY=($(compgen -W "$(_lauka_baselines "$lauka" "$git")" -- "$cur")) ;;
+		esac
 		return
 	fi
 	case $cur in

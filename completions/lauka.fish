@@ -70,11 +70,43 @@ function __lauka_events
     if string match -q -- '*,*' $cur
         set head (string replace -r -- '[^,]*$' '' $cur)
     end
-    if test -n "$backend"
-        __lauka_run counters --backend $backend | string replace -r -- '^' "$head"
-    else
-        __lauka_run counters | string replace -r -- '^' "$head"
+    set -l b
+    test -n "$backend"; and set b --backend $backend
+    # the events `counters --details` does not mark unsupported here; the others only when none
+    # of those matches what is typed
+    set -l rows (__lauka_run counters $b --details --no-headers --wide)
+    set -l evs (printf '%s\n' $rows | awk '$3 != "unsupported" { print $1 }')
+    set -l part (string replace -r -- '^.*,' '' $cur)
+    if test (count (string match -i -- "$part*" $evs)) -eq 0
+        set evs (printf '%s\n' $rows | awk '{ print $1 }')
     end
+    printf '%s\n' $evs | string replace -r -- '^' "$head"
+end
+
+# lauka baselines: its sub-verb, then for show and delete the names stored (--git: in git notes).
+function __lauka_baselines_sub
+    set -l t (commandline -opc)
+    test (count $t) -ge 2; and test "$t[2]" = baselines; or return 1
+    string match -q -- '-*' (commandline -ct); and return 1
+    for w in $t[3..-1]
+        contains -- $w list show delete; and return 1
+    end
+    return 0
+end
+
+function __lauka_baselines_name
+    set -l t (commandline -opc)
+    test (count $t) -ge 3; and test "$t[2]" = baselines; and contains -- $t[-1] show delete; or return 1
+    for w in $t[3..-2]
+        contains -- $w list show delete; and return 1
+    end
+    return 0
+end
+
+function __lauka_baseline_names
+    set -l git
+    contains -- --git (commandline -opc); and set git --git
+    __lauka_run baselines $git list | awk 'NR == 1 && $1 == "name" { on = 1; next } on { print $1 }'
 end
 
 complete -c lauka -f
@@ -88,3 +120,5 @@ complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --style' -
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --gate-inconclusive' -x -a 'pass fail'
 complete -c lauka -n 'not __lauka_after_dashdash; and __lauka_prev_is --db --json --plot --import --export-json --export-csv --export-markdown' -F -r
 complete -c lauka -n __lauka_after_dashdash -F -a '(__fish_complete_command)'
+complete -c lauka -n __lauka_baselines_sub -x -a 'list show delete'
+complete -c lauka -n __lauka_baselines_name -x -a '(__lauka_baseline_names)'

@@ -5,8 +5,10 @@
 
 DEMO_PROBE := $(BUILD)/lauka-probe
 
-# build-all: lauka-spawn too, without which peak_rss cannot read below lauka's own size
-run-demo: build-all $(DEMO_PROBE)
+# build-all: lauka-spawn too, without which peak_rss cannot read below lauka's own size.
+# explain-work (mk/explain.mk, included after this file: hence the path) is the workload of the
+# README's --explain example, which says "after make demo".
+run-demo: build-all $(DEMO_PROBE) $(BUILD)/explain-work
 	@echo
 	@echo "== catalogue for this machine: $$($(LAUKA) counters --no-headers 2>/dev/null | wc -l) events ('$(LAUKA) counters --details' lists them)"
 	@echo "== alu (2 instructions per iteration) vs branch (an unpredictable branch per iteration), best backend here"

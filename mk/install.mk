@@ -66,7 +66,7 @@ uninstall:
 		'$(DESTDIR)$(MANDIR)/man1/lauka.1' '$(DESTDIR)$(BASHCOMPDIR)/lauka' \
 		'$(DESTDIR)$(ZSHCOMPDIR)/_lauka' '$(DESTDIR)$(FISHCOMPDIR)/lauka.fish'
 	$(Q)sh scripts/install-dirs.sh remove '$(INSTALLED_DIRS)' '$(DESTDIR)'
-	-$(Q)rmdir '$(DESTDIR)$(LIBEXECDIR)/lauka' 2>/dev/null
+	$(Q)rmdir '$(DESTDIR)$(LIBEXECDIR)/lauka' 2>/dev/null || true
 
 # git archive is deterministic for one commit, and gzip -n leaves out the
 # time stamp, so the checksum is the same every time for the same commit.

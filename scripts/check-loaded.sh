@@ -51,7 +51,7 @@ while [ "$r" -le "$rounds" ]; do
 		verdict=FAIL
 	fi
 	secs=$(($(date +%s) - start))
-	failed=$(grep -E '^FAIL |^[^ ]*:[0-9]+:[EF]:' "$log_dir/round-$r.log" | cut -c1-100 | tr '\n' ' ')
+	failed=$(grep -E '^(\[[0-9]+/[0-9]+] )?FAIL |^[^ ]*:[0-9]+:[EF]:' "$log_dir/round-$r.log" | cut -c1-100 | tr '\n' ' ')
 	echo "round $r: $verdict in ${secs}s${failed:+ ($failed)}"
 	r=$((r + 1))
 done

@@ -8,13 +8,15 @@
 #                             bash-completion, python3, strace, GNU time, rsvg-convert,
 #                             ruby (tests skip what is absent)
 #   scripts/deps.sh demo    build + valgrind
+#   scripts/deps.sh macos   build + npm, which fetches zig for make check-macos (.ci/run)
 #   scripts/deps.sh fuzz    build + clang and its libFuzzer runtime (make fuzz; CI)
 #   scripts/deps.sh pmu     build + what make check-pmu needs: qemu-system-aarch64, the
 #                             aarch64 cross compiler, cpio and the arm64 multiarch -dev
 #                             libraries (adds dpkg's arm64 architecture; scripts/pmu-vm.sh
 #                             fetches the guest kernel and busybox itself)
 #
-# Debian/Ubuntu: apt-get, as root or through sudo.  macOS: Homebrew.
+# Debian/Ubuntu: apt-get, as root or through sudo, its output shown as it goes.  macOS: Homebrew.
+# Nothing missing: one line says so ("deps: all present ...").
 set -eu
 what=${1:-build}
 
@@ -63,7 +65,6 @@ check)
 	# only recommended by the cross compiler, and --no-install-recommends skips it
 	need_pkg libc6-dev-arm64-cross test -f /usr/aarch64-linux-gnu/include/stdio.h
 	need_pkg binutils have objdump
-	need_pkg npm have npm
 	need_pkg procps have pgrep
 	# man page lint, completion tests in each shell, SVG checks
 	need_pkg mandoc have mandoc
@@ -86,6 +87,8 @@ fuzz)
 	need_pkg libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1' ;;
 demo)
 	need_pkg valgrind have valgrind ;;
+macos)
+	need_pkg npm have npm ;;
 pmu)
 	need_pkg qemu-system-arm have qemu-system-aarch64
 	need_pkg gcc-aarch64-linux-gnu have aarch64-linux-gnu-gcc
@@ -99,7 +102,10 @@ pmu)
 	need_pkg libpfm4-dev:arm64 test -f $a/libpfm.so ;;
 esac
 
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	echo "deps: all present for scripts/deps.sh $what"
+	exit 0
+fi
 
 # What each package is for, said before anything is installed (issue 30).
 why() {
@@ -144,13 +150,13 @@ if [ "$(id -u)" != 0 ]; then
 		exit 1
 	fi
 fi
-echo "deps: installing with apt-get ..."
+echo "deps: installing $(echo $missing | wc -w | tr -d ' ') packages with apt-get (its output follows) ..."
 export DEBIAN_FRONTEND=noninteractive
 # The guest's libraries, kernel and busybox are arm64 packages: dpkg must know that architecture.
 if [ "$what" = pmu ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	$sudo dpkg --add-architecture arm64
 fi
 # A fresh machine has no package lists yet; refresh them once.
-$sudo apt-get update -qq >/dev/null
-$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
-echo "deps: done"
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends $missing
+echo "deps: done: installed$missing"

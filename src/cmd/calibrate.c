@@ -45,6 +45,9 @@
 #include "base/util.h"
 #include "machine/xctrace-check.h"
 #include "machine/xctrace-slots.h"
+#ifdef __linux__
+#include "backend/perf-events.h"
+#endif
 
 #include <errno.h>
 #include <limits.h>
@@ -937,6 +940,34 @@ static int calibrate(struct cal_run *cr, const struct cal_opts *o, struct catalo
 	return rc;
 }
 
+/*
+ * perf on a machine without a hardware PMU (most VMs) counts only software events: calibrating
+ * them takes a minute and leaves every hardware event "unsupported".  Chosen by default, calibrate
+ * stops at once and points at valgrind's simulated counters, which such a machine has; asked for
+ * by name (--backend perf, LAUKA_BACKEND), it says so first and goes on.  0, or the exit code.
+ */
+static int no_pmu_first(const struct cal_opts *o, const struct lk_backend *be)
+{
+#ifdef __linux__
+	if (strcmp(be->name, "perf") || o->pmu || perf_have_core_pmu())
+		return 0;
+	const char *env = getenv("LAUKA_BACKEND");
+	if (!o->backend && (!env || !*env)) {
+		error("this machine has no hardware PMU (virtual machines usually have none): perf could "
+		      "calibrate only its software events here");
+		fix("lauka calibrate --backend valgrind --quick (exact simulated counts: Ir, cache and branch misses)");
+		tip("'lauka calibrate --backend perf' calibrates the software events all the same");
+		return EXIT_COUNTERS;
+	}
+	notice("this machine has no hardware PMU: only perf's software events can be calibrated; "
+	     "'--backend valgrind --quick' calibrates exact simulated counts");
+#else
+	(void)o;
+	(void)be;
+#endif
+	return 0;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	struct cal_opts o = { 0 };
@@ -950,6 +981,8 @@ int cmd_calibrate(int argc, char **argv)
 	int r = choose_backend(&o, &cr.be, argc, argv);
 	if (r < 0)
 		return -r;
+	if ((r = no_pmu_first(&o, cr.be)))
+		return r;
 	if (!o.dry_run && probe_path_find(cr.probe, sizeof(cr.probe)) < 0)
 		return EXIT_USAGE;
 	char perr[512];

@@ -32,7 +32,9 @@ static int one_runs(const char *v, unsigned long *out)
 	}
 	if (*out < 1) {
 		error("minimum runs is 1 (got %lu)", *out);
-		fix("use -n 1 or higher");
+		/* the backend is not known yet: the fix every backend takes, then valgrind's 1 */
+		fix("use -n %d or higher (-n 1 is enough with --backend valgrind, whose counts are exact)",
+		    RECORD_MIN_RUNS);
 		return -1;
 	}
 	return 0;
@@ -160,6 +162,11 @@ static int set_measurements(void *ctx, const char *v)
 	struct record_opts *o = ctx;
 	if (opt_nonempty("--measurements", v) < 0)
 		return -1;
+	if (strspn(v, "0123456789") == strlen(v)) {	/* no event's name is a number: hyperfine's -m N */
+		error("'%s' is not a measurement: -m is lauka's list of events (-m cycles,instructions)", v);
+		fix("for at least %s runs, hyperfine's -m, write --min-runs %s", v, v);
+		return -1;
+	}
 	/* Measurement names never hold control characters: a newline would also split the error quoting it. */
 	for (const char *c = v; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
@@ -399,6 +406,78 @@ static int missing_dashdash(void *ctx, const char *a)
 	return -1;
 }
 
+/* How many words record option `w` takes after it (0 for a flag, 1 for --opt=V or -nV), or -1 when w is none. */
+static int option_words(const char *w)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(options); k++) {
+		const char *names[2] = { options[k].name, options[k].alias };
+		for (size_t j = 0; j < 2 && names[j]; j++) {
+			size_t len = strlen(names[j]);
+			if (!strcmp(w, names[j]))
+				return options[k].value;
+			if (options[k].value == 1 && !strncmp(w, names[j], len) &&
+			    (w[len] == '=' || (names[j][1] != '-' && w[len])))
+				return 0;
+		}
+	}
+	return -1;
+}
+
+/* Appends w for a shell: as is when nothing in it is special to one, else in single quotes. */
+static void add_quoted(struct strbuf *sb, const char *w, bool always)
+{
+	if (!always && *w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=,:%+-@") == strlen(w)) {
+		strbuf_addf(sb, " %s", w);
+		return;
+	}
+	strbuf_addf(sb, " '");
+	for (const char *c = w; *c; c++)
+		strbuf_addf(sb, *c == '\'' ? "'\\''" : "%c", *c);
+	strbuf_addf(sb, "'");
+}
+
+/*
+ * hyperfine takes its options after the commands (`hyperfine 'a' 'b' -i`); after lauka's `--`
+ * every word is a command.  A later word that is one of record's options (with its values) is
+ * most likely such an option: the fix moves them before `--` and keeps each command as it was.
+ */
+static int options_after_commands(const struct record *rec, int next)
+{
+	char **w = rec->argv + next;
+	int n = rec->argc - next, first = -1;
+	for (int i = 1; i < n && first < 0; i++)
+		if (w[i][0] == '-' && option_words(w[i]) >= 0)
+			first = i;
+	if (first < 0)
+		return 0;
+	struct strbuf opts = STRBUF_INIT, cmds = STRBUF_INIT;
+	for (int i = 1; i < next - 1; i++)	/* the options already before "--" */
+		add_quoted(&opts, rec->argv[i], false);
+	for (int i = 0; i < n; i++) {
+		int k = i > 0 && w[i][0] == '-' ? option_words(w[i]) : -1;
+		if (k < 0) {
+			add_quoted(&cmds, w[i], true);
+			continue;
+		}
+		for (int j = i; j <= i + k && j < n; j++)
+			add_quoted(&opts, w[j], false);
+		i += k;
+	}
+	error("'%s' after the commands is an option of lauka's: every word after '--' is a command", w[first]);
+	fix("put lauka's options before '--': lauka%s --%s", strbuf_str(&opts), strbuf_str(&cmds));
+	/* the first one moved, with its values, might be the previous command's after all */
+	struct strbuf own = STRBUF_INIT;
+	for (int j = first; j <= first + option_words(w[first]) && j < n; j++)
+		strbuf_addf(&own, "%s%s", j > first ? " " : "", w[j]);
+	if (!strchr(w[first - 1], '\'') && !strchr(strbuf_str(&own), '\''))
+		tip("if '%s' is an argument of the command before it, quote them together: '%s %s'", strbuf_str(&own),
+		    w[first - 1], strbuf_str(&own));
+	strbuf_release(&own);
+	strbuf_release(&opts);
+	strbuf_release(&cmds);
+	return -1;
+}
+
 int record_parse_options(struct record *rec)
 {
 	static const struct opt_verb verb = { "record", options, ARRAY_SIZE(options), missing_dashdash, true };
@@ -413,6 +492,8 @@ int record_parse_options(struct record *rec)
 		fix("give each command after '--', in quotes: lauka -- 'sleep 0.1'");
 		return EXIT_USAGE;
 	}
+	if (options_after_commands(rec, next) < 0)
+		return EXIT_USAGE;
 	o->cmds = rec->argv + next;
 	o->ncmds = (size_t)(rec->argc - next);
 	return 0;

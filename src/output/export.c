@@ -501,6 +501,11 @@ void export_markdown(FILE *f, const struct export_run *r)
 					fputs("]", f);
 				} else
 					fputs(" [unbounded]", f);
+				if (row->has_diff) {
+					char x[40];
+					report_fmt_diff(row->diff, x, sizeof(x));
+					fprintf(f, " %s", x);
+				}
 				fputs(d->verdict == DELTA_WORSE ? " 💩" : d->verdict == DELTA_BETTER ? " ⚡" : "", f);
 			}
 			if (checks) {

@@ -174,17 +174,27 @@ int plot_path_check(const char *path, char *err, size_t len)
 		why = lk_not_regular(&st);	/* the writer's own refusal (base/replace.h) */
 	if (!why && exists && access(path, W_OK) < 0)
 		why = strerror(errno);
-	if (why || exists) {
-		if (why)
-			lk_errbuf(err, len, "cannot write '%s': %s", path, why);
-		return why ? -LK_EIO : 0;
+	if (why) {
+		lk_errbuf(err, len, "cannot write '%s': %s", path, why);
+		return -LK_EIO;
 	}
+	/*
+	 * The SVG is written beside it and renamed over it (base/replace.h): a file must be creatable in
+	 * its directory.  Created and removed here, since access(W_OK) says yes to root for a directory
+	 * that takes no new files (sysfs), and that was found only after every run.
+	 */
 	char *dir = xstrdup(path);
 	char *slash = strrchr(dir, '/');
 	const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
-	int r = access(d, W_OK) < 0 ? -errno : 0;
+	char *probe = xasprintf("%s/.lauka-plot-XXXXXX", d);
+	int fd = mkstemp(probe), r = fd < 0 ? -errno : 0;
+	if (fd >= 0) {
+		close(fd);
+		unlink(probe);
+	}
 	if (r < 0)
 		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(-r));
+	free(probe);
 	free(dir);
 	return r < 0 ? -LK_EIO : 0;
 }

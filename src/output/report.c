@@ -105,6 +105,14 @@ void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len)
 		snprintf(buf, len, "%s%% [%s%%, %s%%]", p, lo, hi);
 }
 
+void report_fmt_diff(double diff, char *buf, size_t len)
+{
+	if (diff == 0)
+		snprintf(buf, len, "(0)");
+	else
+		snprintf(buf, len, "(%+.0f)", diff);
+}
+
 char *report_wrap(const char *line, size_t width, size_t indent)
 {
 	return text_wrap(line, width, indent);
@@ -162,11 +170,13 @@ static void make_cells(const struct report_row *r, struct cells *c)
 			snprintf(p, sizeof(p), "%+.1f%%", r->delta.pct == 0 ? 0 : r->delta.pct);
 		snprintf(c->delta, sizeof(c->delta), "   %s (one run: no interval)", r->delta.valid ? p : "n/a");
 	} else if (r->has_delta) {
-		char d[144];
+		char d[112], x[40] = "";
 		report_fmt_delta(&r->delta, d, sizeof(d));
+		if (r->has_diff)
+			report_fmt_diff(r->diff, x, sizeof(x));
 		const char *glyph = r->delta.verdict == DELTA_BETTER ? "⚡ "
 				  : r->delta.verdict == DELTA_WORSE ? "💩 " : "   ";
-		snprintf(c->delta, sizeof(c->delta), "%s%s", glyph, d);
+		snprintf(c->delta, sizeof(c->delta), "%s%s%s%s", glyph, d, x[0] ? " " : "", x);
 	}
 	if (r->scaled)
 		snprintf(c->note, sizeof(c->note), "(scaled, %.1f%% counted)", r->coverage * 100);

@@ -37,6 +37,11 @@ void report_fmt_value(double v, const char *unit, char *buf, size_t len);
  * gets the decimals it needs to print beyond +-1% (see doc/statistics.md).
  */
 void report_fmt_delta(const struct lk_delta *d, char *buf, size_t len);
+/*
+ * The exact change of a count (report_row.has_diff), printed beside the percentage, which rounds a
+ * change of a few instructions in millions to "+0.0%": "(+2)", "(-1234567)", "(0)" for none.
+ */
+void report_fmt_diff(double diff, char *buf, size_t len);
 /* Columns a string takes on a terminal (UTF-8 aware, ANSI escapes skipped, emoji count 2): text_width. */
 size_t report_width(const char *s);
 
@@ -56,6 +61,8 @@ struct report_row {
 	bool not_counted;	/* the event never ran on a counter */
 	bool exact;		/* deterministic counts (valgrind's events): one run is the count, its sigma 0 */
 	bool point_only;	/* a side has one run of a varying measurement: the change, no interval, no glyph */
+	bool has_diff;		/* exact counts, each side the same in all its runs: diff is the change in counts */
+	double diff;		/* this command's count minus the reference's (when has_diff) */
 	bool scaled;		/* some runs were extrapolated (multiplexing, sampling) */
 	double coverage;	/* lowest counted fraction over the runs, when scaled */
 };

@@ -925,11 +925,11 @@ void record_measure(struct record *rec)
 	rec->run.idle_arg = &rec->prog;
 	progress_units(&rec->prog, (double)(rec->nslots + (rec->have_shell_cost ? rec->shell_cost.planned : 0)));
 	if (rec->o.interleave && rec->ncmds > 1) {
-		fprintf(rec->out, "Interleaved: one run of each command per round, order shuffled every round (--seed %llu)\n",
+		/* both within 80 columns (with the 6 digits of a seed lauka picks) */
+		fprintf(rec->out, "Interleaved: one run of each command per round, order shuffled (--seed %llu)\n",
 			(unsigned long long)rec->o.seed);
 		if (rec->o.auto_interleave)
-			fprintf(rec->out, "(a gate is on a timing measurement, so the runs are interleaved; --no-interleave "
-				"runs them in sequence)\n");
+			fprintf(rec->out, "(a timing gate interleaves the runs; --no-interleave runs them in sequence)\n");
 		fputc('\n', rec->out);
 		record_flush_stdout(rec);
 	}

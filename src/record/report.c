@@ -89,6 +89,9 @@ static void compute_rows(struct record *rec, struct record_cmd *c)
 		if (!row->has_delta)
 			continue;
 		compare_delta(ref, &row->st, &row->delta);
+		/* Exact counts, one value a side: their difference is exact too (min, not a mean's sum). */
+		row->has_diff = row->exact && row->st.n && row->st.min == row->st.max && ref->min == ref->max;
+		row->diff = row->has_diff ? row->st.min - ref->min : 0;
 		/* One run of a varying measurement has no spread: the change, but no interval and no verdict. */
 		row->point_only = !row->exact && (ref->n < 2 || row->st.n < 2);
 		if (row->point_only) {

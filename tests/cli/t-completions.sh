@@ -13,6 +13,17 @@ d1=$("$LAUKA" counters --backend valgrind | grep '^D1' | sed 's/^/Ir,/' | sort)
 counters_long=$("$LAUKA" help counters | awk '/^ +-/ { sub(/^ +/, ""); split($0, p, /  +/); n = split(p[1], t, /[ ,=]+/);
 	for (i = 1; i <= n; i++) if (t[i] ~ /^--[a-z]/) print t[i] }' | sort -u)
 backends=$("$LAUKA" version | awk '/^backends:/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { on = 0 }' | sort)
+# lauka baselines: the sub-verbs its usage line names, then the names of the baselines stored.
+subs=$("$LAUKA" help baselines | sed -n 's/^usage: lauka baselines.*\[\(list[^]]*\)\].*/\1/p' | tr ' |' '\n\n' | grep -v '^NAME$' | sed '/^$/d' | sort)
+[ "$(printf '%s\n' "$subs" | wc -l)" -eq 3 ] || fail "cannot read the sub-verbs of 'lauka help baselines': $subs"
+for b in main pr-7 nightly; do
+	"$LAUKA" --backend rusage -n 3 --save-baseline "$b" -- true >/dev/null 2>&1 || fail "could not save baseline $b"
+done
+names=$("$LAUKA" baselines list | awk 'NR > 1 { print $1 }' | sort)
+# -m: the events counters --details does not mark unsupported here (all of them on a machine with
+# a PMU); an event only the full list has is still completed when nothing countable matches.
+countable=$("$LAUKA" counters --details --no-headers --wide | awk '$3 != "unsupported" { print $1 }' | sort)
+uncountable=$("$LAUKA" counters --details --no-headers --wide | awk '$3 == "unsupported" { print $1 }' | sort | head -n 1)
 # line|expected matches (one per line, sorted)
 cases="lauka c|calibrate
 counters
@@ -29,7 +40,13 @@ lauka calibrate --p|--plot
 --passes
 --pmu
 lauka counters --|$counters_long
-lauka --backend |$backends"
+lauka --backend |$backends
+lauka baselines |$subs
+lauka baselines show |$names
+lauka baselines --db \$LAUKA_DB delete p|pr-7
+lauka -m |$countable"
+[ -z "$uncountable" ] || cases="$cases
+lauka -m $uncountable|$uncountable"
 
 shells=0
 check_shell() { # name function

@@ -17,7 +17,7 @@ for d in $PATH; do
 done
 IFS=$old_ifs
 rm -f bin/zsh bin/hyperfine bin/apt-get bin/id bin/sudo
-printf '#!/bin/sh\necho "APT-GET $*" >&2\n' > bin/apt-get
+printf '#!/bin/sh\necho "APT-GET $*" >&2\necho "APT-SAYS $1"\n' > bin/apt-get
 printf '#!/bin/sh\necho 0\n' > bin/id
 chmod +x bin/apt-get bin/id
 
@@ -38,8 +38,13 @@ installed:
 $installed"
 grep -q 'make test-all runs the tests without installing anything' log || fail "no word on how not to install: $(cat log)"
 
-# Nothing missing for a build: not a word, and apt-get is not called.  (lauka is built, so only
-# libpfm4's header, which it builds without, can be missing.)
+# npm is for make check-macos only (deps.sh macos, which .ci/run calls before it), never make check's.
+grep -q '^  npm ' log && fail "deps.sh check installs npm, which only check-macos uses: $(cat log)"
+# apt-get's output is shown (it was sent to /dev/null: no progress in a long install).
+grep -q '^APT-SAYS install' log || fail "apt-get install's output is hidden: $(cat log)"
+
+# Nothing missing for a build: one line saying so, and apt-get is not called.  (lauka is built, so
+# only libpfm4's header, which it builds without, can be missing.)
 [ -f /usr/include/perfmon/pfmlib_perf_event.h ] || exit 0
 PATH="$PWD/bin" sh "$deps" build > log 2>&1 || fail "deps.sh build: $(cat log)"
-[ ! -s log ] || fail "deps.sh build with nothing missing said: $(cat log)"
+[ "$(cat log)" = "deps: all present for scripts/deps.sh build" ] || fail "deps.sh build with nothing missing said: $(cat log)"

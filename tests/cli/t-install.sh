@@ -86,6 +86,7 @@ fi
 touch "$stage$prefix/bin/other-tool"
 run mk uninstall DESTDIR="$stage" PREFIX="$prefix"
 expect_rc 0
+printf '%s\n' "$out$err" | grep -q 'Error\|ignored' && fail "a successful uninstall reported an error: $out$err"
 left=$(cd "$stage" && find . -mindepth 1 | sed 's://*:/:g' | sort)
 want=$(printf '%s\n' ".$prefix" ".$prefix/bin" ".$prefix/bin/other-tool" | sed 's://*:/:g' | sort)
 [ "$left" = "$want" ] || fail "after uninstall:

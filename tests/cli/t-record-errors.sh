@@ -8,6 +8,11 @@ run "$LAUKA" record --runs=1 -- true
 expect_rc 1; expect_err 'minimum runs is 3 for the [a-z]* backend (got 1)'
 run "$LAUKA" record --runs=0 -- true
 expect_rc 1; expect_err 'minimum runs is 1 (got 0)'
+# Its fix is one the default backend takes (it suggested -n 1, which a sampled backend refuses).
+n=$(printf '%s\n' "$err" | sed -n 's/^fix: use -n \([0-9]*\) or higher.*/\1/p')
+[ -n "$n" ] || fail "no -n N in the fix: $err"
+run "$LAUKA" record -n "$n" -- true
+expect_rc 0
 run "$LAUKA" -n abc -- true
 expect_rc 1; expect_err "invalid number of runs 'abc'"
 run "$LAUKA" --warmup -1 -- true

@@ -8,6 +8,12 @@ run "$LAUKA" --backend rusage --plot one.svg -- "$probe alu 1e5"
 expect_rc 1; expect_err "give two or more commands"; expect_no_out
 run "$LAUKA" --backend rusage --plot /nonexistent-dir/r.svg -- "$probe alu 1e5" "$probe alu 2e5"
 expect_rc 1; expect_err "cannot write '/nonexistent-dir/r.svg'"; expect_no_out
+# A directory that takes no new files though access(2) says root may write it (sysfs): refused
+# before any run too, not after them with exit 2.
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel ] && ! touch /sys/kernel/lauka-test 2>/dev/null; then
+	run "$LAUKA" --backend rusage --plot /sys/kernel/r.svg -- "$probe alu 1e5" "$probe alu 2e5"
+	expect_rc 1; expect_err "cannot write '/sys/kernel/r.svg'"; expect_no_out
+fi
 
 run "$LAUKA" -n 3 --backend rusage -m user_time --json r.json --plot r.svg -- "$probe alu 1e6" "$probe alu 4e6" "$probe branch 1e6"
 expect_rc 0
