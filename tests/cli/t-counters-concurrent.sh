@@ -28,7 +28,7 @@ for p in $pids; do
 	wait $p || fail "a concurrent first use failed: $(cat fresh*.err)"
 done
 for i in 1 2 3 4; do
-	[ "$(grep -c . fresh$i.out)" -eq 8 ] || fail "first use $i listed: $(cat fresh$i.out)"
+	[ "$(grep -c . fresh$i.out)" -eq 9 ] || fail "first use $i listed: $(cat fresh$i.out)"
 done
 
 # A first use that looks at the new file while another creates its tables must see the file whole,
@@ -93,6 +93,6 @@ EOP
 	run "$LAUKA" counters --backend rusage --db "$PWD/torn.db"
 	wait $w
 	expect_rc 0
-	[ "$(printf '%s\n' "$out" | grep -c .)" -eq 8 ] || fail "the settled database listed: $out"
+	[ "$(printf '%s\n' "$out" | grep -c .)" -eq 9 ] || fail "the settled database listed: $out"
 fi
 exit 0
