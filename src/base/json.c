@@ -346,13 +346,44 @@ static int top_key_member(struct json_reader *j, const char *key, void *ctx)
 	return json_skip(j);
 }
 
-bool json_top_key(const char *text, size_t len, const char *key)
+int json_top_key(const char *text, size_t len, const char *key)
 {
 	struct json_reader j;
 	char err[8];
 	json_init(&j, text, len, err, sizeof(err));
 	struct top_key t = { .key = key };
-	if (json_peek(&j) == '{')
-		json_object(&j, top_key_member, &t);
+	if (json_peek(&j) != '{')
+		return 0;
+	if (json_object(&j, top_key_member, &t) < 0 && !t.found)
+		return -1;
 	return t.found;
+}
+
+const char *json_text_problem(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		size_t k = utf8_at(u + i, n - i, &cp);
+		if (!k)
+			return "is not valid UTF-8";
+		if (is_control(cp))
+			return cp ? "contains a control character" : "contains a NUL character (U+0000)";
+		i += k;
+	}
+	return NULL;
+}
+
+const char *json_shown(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < len; p++) {
+		if (*p < 0x20 || *p >= 0x7f)
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *p);
+		else
+			buf[o++] = (char)*p;
+	}
+	if (len)
+		buf[o < len ? o : len - 1] = '\0';
+	return buf;
 }

@@ -57,7 +57,15 @@ int json_array(struct json_reader *j, json_element_fn cb, void *ctx);
 void json_utf8(struct strbuf *sb, unsigned cp);
 /* Only white space left? Else fails with "text after the end of the ...". */
 int json_end(struct json_reader *j, const char *what);
-/* Is key a member of the top-level object of text (a whole object read, values skipped)? */
-bool json_top_key(const char *text, size_t len, const char *key);
+/* Why n bytes of s are not text lauka accepts in a name (invalid UTF-8, a control character, NUL), or NULL. */
+const char *json_text_problem(const char *s, size_t n);
+/* s for an error message: bytes outside printable ASCII as \xHH, cut to fit buf; returns buf. */
+const char *json_shown(const char *s, char *buf, size_t len);
+/*
+ * Is key a member of the top-level object of text (values skipped)?  1 yes,
+ * 0 no (the whole object read, or text is no object), -1 the text is not
+ * valid JSON before key was found.
+ */
+int json_top_key(const char *text, size_t len, const char *key);
 
 #endif

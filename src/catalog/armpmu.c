@@ -219,7 +219,15 @@ const struct armpmu_event *armpmu_find(const struct armpmu_table *t, const char 
 
 bool armpmu_sniff(const char *text, size_t len)
 {
-	/* Intel's keys are capitalised ("Events", "EventCode"); Arm's are not.  Only a top-level key
-	 * counts: "events" in a description or a nested object says nothing. */
-	return json_top_key(text, len, "events");
+	/* Intel's keys are capitalised ("Events", "EventCode"); Arm's are not.  In valid JSON only a
+	 * top-level key counts: "events" in a description or a nested object says nothing. */
+	int r = json_top_key(text, len, "events");
+	if (r >= 0)
+		return r;
+	/* Not valid JSON: the key anywhere, so that the refusal names the format the file was meant to be. */
+	static const char key[] = "\"events\"";
+	for (size_t i = 0; i + sizeof(key) - 1 <= len; i++)
+		if (!memcmp(text + i, key, sizeof(key) - 1))
+			return true;
+	return false;
 }

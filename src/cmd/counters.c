@@ -30,6 +30,7 @@
 #include "machine/backend-choice.h"
 #include "output/plot-out.h"
 #include "catalog/sched.h"
+#include "base/json.h"
 #include "base/progress.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -181,6 +182,17 @@ static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t 
 	}
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *name = xasprintf("%.*s", (int)(strlen(base) - strlen(".json")), base);
+	/* The catalogue's name is the file's: shown in every listing, so held as names inside files are. */
+	const char *bad = !*name ? "is empty" : strlen(name) > PERFMON_MAX_NAME ? "is longer than 255 bytes" :
+			  json_text_problem(name, strlen(name));
+	if (bad) {
+		char shown[256];
+		lk_errbuf(err, len, "'%s': the catalogue name taken from the file's name %s; rename the file",
+			  json_shown(path, shown, sizeof(shown)), bad);
+		free(name);
+		free(text);
+		return -LK_EINVAL;
+	}
 	bool arm = armpmu_sniff(text, n);
 	struct armpmu_table a;
 	struct perfmon_table t;
