@@ -76,14 +76,17 @@ static void intel(const char *text, size_t len)
 	vendor_catalog(&t, "fuzz", &p);
 	check_pmu(&p);
 	/* the overlay: the table laid over the catalogue of a shipped one */
-	size_t blen;
-	const char *btext = vendor_builtin("skl", &blen);
-	struct perfmon_table base;
-	if (btext && perfmon_parse(btext, blen, &base, err, sizeof(err)) == 0) {
+	static struct perfmon_table base;	/* parsed once: it never changes */
+	static int have_base;
+	if (!have_base) {
+		size_t blen;
+		const char *btext = vendor_builtin("skl", &blen);
+		have_base = btext && perfmon_parse(btext, blen, &base, err, sizeof(err)) == 0 ? 1 : -1;
+	}
+	if (have_base > 0) {
 		vendor_catalog(&base, "skl", &p);
 		vendor_apply(&p, &t, "fuzz", false);
 		check_pmu(&p);
-		perfmon_release(&base);
 	}
 	perfmon_release(&t);
 }
@@ -106,14 +109,17 @@ static void arm(const char *text, size_t len)
 	struct lk_pmu p;
 	vendor_arm_catalog(&t, "fuzz", &p);
 	check_pmu(&p);
-	size_t blen;
-	const char *btext = vendor_arm_builtin("arm_n1", &blen);
-	struct armpmu_table base;
-	if (btext && armpmu_parse(btext, blen, &base, err, sizeof(err)) == 0) {
+	static struct armpmu_table base;
+	static int have_base;
+	if (!have_base) {
+		size_t blen;
+		const char *btext = vendor_arm_builtin("arm_n1", &blen);
+		have_base = btext && armpmu_parse(btext, blen, &base, err, sizeof(err)) == 0 ? 1 : -1;
+	}
+	if (have_base > 0) {
 		vendor_arm_catalog(&base, "arm_n1", &p);
 		vendor_arm_apply(&p, &t, "fuzz");
 		check_pmu(&p);
-		armpmu_release(&base);
 	}
 	armpmu_release(&t);
 }
