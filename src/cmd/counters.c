@@ -177,7 +177,8 @@ static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t 
 	char e2[512];
 	int r = lk_read_file(path, 64 << 20, &text, &n);
 	if (r < 0) {
-		lk_errbuf(err, len, "cannot read '%s': %s", path, lk_strerror(r));
+		lk_errbuf(err, len, "cannot read '%s': %s", path,
+			  r == -EINVAL ? "not a regular file" : r == -EFBIG ? "larger than 64 MiB (lauka's limit)" : strerror(-r));
 		return r;
 	}
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;

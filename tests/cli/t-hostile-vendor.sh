@@ -29,6 +29,8 @@ refused many.json "more than 65536 events (lauka's limit)"
 cp nl.json "$(printf 'a\033[2Jb.json')"
 sed -i 's/\\n//' "$(printf 'a\033[2Jb.json')"
 refused "$(printf 'a\033[2Jb.json')" "the catalogue name taken from the file's name contains a control character"
+truncate -s 70M big.json	# sparse: refused by its size before a byte is read
+refused big.json "cannot read '.*big.json': larger than 64 MiB (lauka's limit)"
 # An Intel file that mentions "events" (not a top-level key) is still read as Intel's.
 printf '{"Header":{"Info":"all the events"},"Events":[{"EventName":"A.B","Counter":"0","BriefDescription":"counts \\"events\\""}]}' > intel-x.json
 run "$LAUKA" counters --import intel-x.json
