@@ -185,6 +185,7 @@ static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t 
 	char *name = xasprintf("%.*s", (int)(strlen(base) - strlen(".json")), base);
 	/* The catalogue's name is the file's: shown in every listing, so held as names inside files are. */
 	const char *bad = !*name ? "is empty" : strlen(name) > PERFMON_MAX_NAME ? "is longer than 255 bytes" :
+			  kpep_name_reserved(name) ? "is the name of one of lauka's own catalogues or backends" :
 			  json_text_problem(name, strlen(name));
 	if (bad) {
 		char shown[256];

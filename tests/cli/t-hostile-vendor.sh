@@ -27,6 +27,9 @@ refused many.json "more than 65536 events (lauka's limit)"
 cp nl.json "$(printf 'a\033[2Jb.json')"
 sed -i 's/\\n//' "$(printf 'a\033[2Jb.json')"
 refused "$(printf 'a\033[2Jb.json')" "the catalogue name taken from the file's name contains a control character"
+# a name that would clash with one of lauka's own catalogues (it was shadowed by the backend's)
+printf '{"Events":[{"EventName":"A.B","Counter":"0"}]}' > valgrind.json
+refused valgrind.json "the catalogue name taken from the file's name is the name of one of lauka's own catalogues"
 truncate -s 70M big.json	# sparse: refused by its size before a byte is read
 refused big.json "cannot read '.*big.json': larger than 64 MiB (lauka's limit)"
 run "$LAUKA" counters
