@@ -556,7 +556,8 @@ static int valgrind_open(void *priv, struct lk_evsel *sel, size_t n, char *err, 
 		p->dir[0] = '\0';
 		return -LK_EIO;
 	}
-	/* Under sudo the command runs as the invoking user, who must be able to write here. */
+	/* Under sudo the command runs as the invoking user, who must be able to write here; lauka then
+	 * reads, probes and empties the directory as that user too (sweep, check_space). */
 	struct sudo_user su;
 	if (geteuid() == 0 && sudo_user(&su) && chown(p->dir, (uid_t)su.uid, (gid_t)su.gid) < 0) {
 		lk_errbuf(err, len, "cannot hand '%s' to uid %ld: %s", p->dir, su.uid, strerror(errno));
