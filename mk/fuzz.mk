@@ -1,12 +1,15 @@
 # mk/fuzz.mk: fuzzing lauka's readers of untrusted files (tests/fuzz/).
 # Targets: kpep (the kpep importer), xctrace (TOC and table exports),
 # template (Instruments templates, behind the binary-plist pre-pass),
-# notes (baselines in git notes: decode, encode, decode again).
+# notes (baselines in git notes: decode, encode, decode again),
+# vendor (Intel's perfmon and Arm's PMU JSON tables, the catalogues made
+# from them and their overlays on a shipped table's catalogue),
+# valgrind (cachegrind/callgrind output files: totals, cmd:, self costs).
 #
 #   make fuzz                 build $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET) with clang (libFuzzer,
 #                             ASan, UBSan) and fuzz for FUZZ_TIME seconds (60),
 #                             on a working corpus seeded from tests/fuzz/corpus[-TARGET]
-#   make fuzz FUZZ_TARGET=xctrace   another target (kpep, xctrace, template, notes)
+#   make fuzz FUZZ_TARGET=xctrace   another target (kpep, xctrace, template, notes, vendor, valgrind)
 #   make fuzz FUZZ_TIME=3600  longer; FUZZ_JOBS=N runs N workers
 #   make fuzz-build           only build it
 #
@@ -25,14 +28,17 @@ FUZZ_BIN   := $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET)
 # each target's seed corpus in the tree: kpep's is tests/fuzz/corpus
 FUZZ_SEEDS := tests/fuzz/corpus$(if $(filter-out kpep,$(FUZZ_TARGET)),-$(FUZZ_TARGET))
 # and the real xctrace exports and templates the tests read (the kpep plists: tests/fuzz/seed.sh)
-FUZZ_FIXTURES := $(if $(filter-out kpep,$(FUZZ_TARGET)),$(filter-out %/SOURCES.txt,$(wildcard tests/fixtures/xctrace-data/*)))
-FUZZ_DICT  := $(if $(filter kpep template,$(FUZZ_TARGET)),-dict=../tests/fuzz/plist.dict,$(if $(filter notes,$(FUZZ_TARGET)),-dict=../tests/fuzz/notes.dict,-dict=../tests/fuzz/xml.dict))
+FUZZ_FIXTURES := $(if $(filter xctrace template notes,$(FUZZ_TARGET)),$(filter-out %/SOURCES.txt,$(wildcard tests/fixtures/xctrace-data/*))) \
+		 $(if $(filter vendor,$(FUZZ_TARGET)),$(wildcard catalog/*.json)) \
+		 $(if $(filter valgrind,$(FUZZ_TARGET)),$(wildcard tests/fixtures/valgrind/*))
+FUZZ_DICT  := $(if $(filter kpep template,$(FUZZ_TARGET)),-dict=../tests/fuzz/plist.dict,$(if $(filter notes vendor,$(FUZZ_TARGET)),-dict=../tests/fuzz/notes.dict,$(if $(filter valgrind,$(FUZZ_TARGET)),,-dict=../tests/fuzz/xml.dict)))
 # clang warns where gcc does not; the gcc build (make check, DEV=1) is the one held to -Werror.
 FUZZ_CFLAGS ?= -Wno-error
 CLEAN_EXTRA += $(FUZZ_BUILD) $(FUZZ_BUILD)-cov
 
 REPLAY := $(BUILD)/fuzz-replay
-REPLAYS := $(REPLAY) $(BUILD)/fuzz-replay-xctrace $(BUILD)/fuzz-replay-template $(BUILD)/fuzz-replay-notes
+REPLAYS := $(REPLAY) $(BUILD)/fuzz-replay-xctrace $(BUILD)/fuzz-replay-template $(BUILD)/fuzz-replay-notes \
+	   $(BUILD)/fuzz-replay-vendor $(BUILD)/fuzz-replay-valgrind
 CHECK_DEPS += $(REPLAYS)
 
 $(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c | $(GEN)

@@ -304,6 +304,23 @@ START_TEST(test_catalog)
 }
 END_TEST
 
+/* Arm or Intel: a top-level "events" key only (audit 5): not the word in a description or a nested object. */
+START_TEST(test_sniff)
+{
+	static const char *const arm[] = {
+		"{\"cpu\":\"x\",\"events\":[]}", " {\"counters\":6, \"events\" : [{\"code\":17}]}",
+	};
+	static const char *const intel[] = {
+		"{\"Events\":[{\"EventName\":\"A\",\"BriefDescription\":\"counts \\\"events\\\"\"}]}",
+		"{\"Header\":{\"events\":1},\"Events\":[]}", "[{\"EventName\":\"events\"}]", "\"events\"",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(arm); i++)
+		ck_assert_msg(armpmu_sniff(arm[i], strlen(arm[i])), "%s: not taken for Arm", arm[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(intel); i++)
+		ck_assert_msg(!armpmu_sniff(intel[i], strlen(intel[i])), "%s: taken for Arm", intel[i]);
+}
+END_TEST
+
 Suite *armpmu_suite(void)
 {
 	Suite *s = suite_create("armpmu");
@@ -315,6 +332,7 @@ Suite *armpmu_suite(void)
 	tcase_add_test(tc, test_apply);
 	tcase_add_test(tc, test_a53_kernel_names);
 	tcase_add_test(tc, test_catalog);
+	tcase_add_test(tc, test_sniff);
 	suite_add_tcase(s, tc);
 	return s;
 }

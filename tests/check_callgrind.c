@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/callgrind.h"
@@ -117,6 +118,31 @@ START_TEST(test_table)
 }
 END_TEST
 
+/*
+ * A part: line's number is read within its line: strtol read on into the
+ * next line (its cost counted under part 1 here), and past the end of a
+ * buffer that ends without a NUL (ASan).
+ */
+START_TEST(test_part_in_line)
+{
+	static const char text[] = "events: Ir\nfn=f\npart:\n1 100\n";
+	struct cg_table t = { 0 }, g;
+	char err[200] = "";
+	ck_assert_int_eq(cg_parse(text, strlen(text), "Ir", 1, &t, err, sizeof(err)), 0);
+	cg_table_group(&t, false, &g);
+	const struct cg_func *f = cg_table_find(&g, "f", "");
+	ck_assert_msg(!f || f->cost == 0, "the next line's number was taken for the part");
+	cg_table_release(&g);
+	cg_table_release(&t);
+	static const char end[] = "events: Ir\npart: 12";
+	char *buf = malloc(strlen(end));	/* no NUL after the last line */
+	memcpy(buf, end, strlen(end));
+	ck_assert_int_eq(cg_parse(buf, strlen(end), "Ir", 0, &t, err, sizeof(err)), 0);
+	cg_table_release(&t);
+	free(buf);
+}
+END_TEST
+
 extern Suite *callgrind_suite(void);
 Suite *callgrind_suite(void)
 {
@@ -125,6 +151,7 @@ Suite *callgrind_suite(void)
 	tcase_add_loop_test(tc, test_parse, 0, ARRAY_SIZE(cases));
 	tcase_add_loop_test(tc, test_bad, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_part_in_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -126,6 +126,8 @@ static const struct {
 	{ CMD("-1", "[]"), "lacks its command, runs or samples" },
 	{ CMD("2", "[1e400,1]"), "a number is not finite" },				/* D-10: inf */
 	{ CMD("2", "[-5,1]"), "a sample is negative" },
+	{ CMD("2", "[1e300,1]"), "a sample is 2^64 or more" },				/* audit 5, D-11 */
+	{ CMD("2", "[18446744073709551616,1]"), "a sample is 2^64 or more" },
 	{ CMD("2", "[NaN,1]"), "not a JSON number" },
 	{ CMD("2", "[0x10,1]"), "an array does not end" },
 	{ CMD("2", "[01,1]"), "not a JSON number" },

@@ -1,6 +1,10 @@
 /* check_sudo.c: SUDO_UID/SUDO_GID parsing, the sudo fix line, the invoking user. */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -96,6 +100,81 @@ START_TEST(test_user)
 }
 END_TEST
 
+/* Root's reads where the user can write: no link, a regular file, the expected owner. */
+START_TEST(test_open_owned)
+{
+	char dir[] = "/tmp/check-sudo-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *f = xasprintf("%s/f", dir), *l = xasprintf("%s/l", dir), *p = xasprintf("%s/p", dir);
+	FILE *w = fopen(f, "w");
+	ck_assert_ptr_nonnull(w);
+	fputs("x\n", w);
+	fclose(w);
+	ck_assert_int_eq(symlink(f, l), 0);
+	ck_assert_int_eq(mkfifo(p, 0600), 0);
+	struct stat st;
+	int fd = lk_open_owned(f, (long)geteuid(), &st);
+	ck_assert_int_ge(fd, 0);
+	ck_assert(S_ISREG(st.st_mode));
+	close(fd);
+	errno = 0;
+	ck_assert_int_lt(lk_open_owned(l, -1, NULL), 0);
+	ck_assert_int_eq(errno, ELOOP);
+	ck_assert_int_lt(lk_open_owned(p, -1, NULL), 0);	/* does not block on the FIFO */
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_lt(lk_open_owned(f, (long)geteuid() + 1, NULL), 0);
+	ck_assert_int_eq(errno, EPERM);
+	unlink(f);
+	unlink(l);
+	unlink(p);
+	rmdir(dir);
+	free(f);
+	free(l);
+	free(p);
+}
+END_TEST
+
+/* Under sudo (as root here), what is created in the user's name is the user's, and root comes back. */
+START_TEST(test_as_user)
+{
+	if (geteuid() != 0)
+		return;	/* needs root, as sudo would give */
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	struct sudo_creds c;
+	ck_assert_int_eq(sudo_as_user(&c), 1);
+	ck_assert_int_eq((int)geteuid(), 65534);
+	ck_assert_int_eq((int)getegid(), 65534);
+	struct sudo_creds again;
+	ck_assert_int_eq(sudo_as_user(&again), 0);	/* already the user: nothing changes */
+	sudo_as_root(&again);
+	ck_assert_int_eq((int)geteuid(), 65534);
+	sudo_as_root(&c);
+	ck_assert_int_eq((int)geteuid(), 0);
+	ck_assert_int_eq((int)getegid(), 0);
+	/* a root-only directory refuses the user's file; a new file in /tmp is the user's */
+	char dir[] = "/tmp/check-sudo-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	chmod(dir, 0755);
+	char *f = xasprintf("%s/f", dir);
+	ck_assert_int_lt(sudo_user_open(f, O_WRONLY | O_CREAT | O_EXCL, 0600), 0);
+	ck_assert_int_eq(errno, EACCES);
+	ck_assert_int_eq((int)geteuid(), 0);
+	chmod(dir, 0777);
+	int fd = sudo_user_open(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	struct stat st;
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_eq((int)st.st_uid, 65534);
+	close(fd);
+	unlink(f);
+	rmdir(dir);
+	free(f);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+}
+END_TEST
+
 extern Suite *sudo_suite(void);
 Suite *sudo_suite(void)
 {
@@ -104,6 +183,8 @@ Suite *sudo_suite(void)
 	tcase_add_loop_test(tc, test_parse_ids, 0, (int)ARRAY_SIZE(id_cases));
 	tcase_add_loop_test(tc, test_command, 0, (int)ARRAY_SIZE(cmd_cases));
 	tcase_add_test(tc, test_user);
+	tcase_add_test(tc, test_open_owned);
+	tcase_add_test(tc, test_as_user);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -58,6 +58,9 @@ START_TEST(test_counter_fields)
 }
 END_TEST
 
+#define LONG16 "ABCDEFGHIJKLMNOP"
+#define LONG256 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16 LONG16
+
 /* Whole files: what parses, what is refused (and where). */
 static const struct {
 	const char *json;
@@ -70,7 +73,24 @@ static const struct {
 	/* Intel's older files are a bare array; unknown fields of any type are skipped */
 	{ "[{\"EventName\":\"A\",\"EventCode\":\"0x3C\",\"Counter\":\"Fixed counter 1\",\"X\":[1,{\"y\":null}],\"Z\":true}]", 0, 1, NULL },
 	{ "{\"Events\":[{\"EventName\":\"A\",\"EventCode\":\"0xB7, 0xBB\",\"UMask\":\"0x01\",\"Counter\":\"0\"}]}", 0, 1, NULL },
-	{ "{\"Events\":[{\"EventName\":\"A\\u00e9\\n\",\"Counter\":\"0\"}]}", 0, 1, NULL },
+	{ "{\"Events\":[{\"EventName\":\"A\\u00e9\",\"Counter\":\"0\"}]}", 0, 1, NULL },
+	/* untrusted text (audit 5, D-5): control characters (C0, DEL, C1), NUL and invalid UTF-8 are refused */
+	{ "{\"Events\":[{\"EventName\":\"A\\u00e9\\n\",\"Counter\":\"0\"}]}", -1, 0, "control character U+000A" },
+	{ "{\"Header\":{\"Info\":\"x\\u001b]0;pwned\\u0007\"},\"Events\":[]}", -1, 0, "control character U+001B" },
+	{ "{\"Events\":[{\"EventName\":\"EV\\u001b[31mRED.X\",\"Counter\":\"0\"}]}", -1, 0, "control character U+001B" },
+	{ "{\"Events\":[{\"EventName\":\"A\",\"Counter\":\"0\",\"BriefDescription\":\"\\r\"}]}", -1, 0, "U+000D" },
+	{ "{\"Events\":[{\"EventName\":\"A\",\"Counter\":\"0\",\"EventCode\":\"0x\\nfix: sudo rm -rf ~\"}]}", -1, 0, "U+000A" },
+	{ "{\"Events\":[{\"EventName\":\"A\\u0085\",\"Counter\":\"0\"}]}", -1, 0, "control character U+0085" },
+	{ "{\"Events\":[{\"EventName\":\"A\xc2\x9b\",\"Counter\":\"0\"}]}", -1, 0, "control character U+009B" },
+	{ "{\"Events\":[{\"EventName\":\"A\x7f\",\"Counter\":\"0\"}]}", -1, 0, "control character U+007F" },
+	{ "{\"Events\":[{\"EventName\":\"A\\u0000\",\"Counter\":\"0\"}]}", -1, 0, "NUL (U+0000)" },
+	{ "{\"Events\":[{\"EventName\":\"A\t\",\"Counter\":\"0\"}]}", -1, 0, "U+0009" },
+	{ "{\"Events\":[{\"EventName\":\"A\xff\",\"Counter\":\"0\"}]}", -1, 0, "not valid UTF-8" },
+	{ "{\"Events\":[{\"EventName\":\"A\xc0\xaf\",\"Counter\":\"0\"}]}", -1, 0, "not valid UTF-8" },
+	{ "{\"Events\":[{\"EventName\":\"A\xed\xa0\x80\",\"Counter\":\"0\"}]}", -1, 0, "not valid UTF-8" },
+	{ "{\"Events\":[{\"EventName\":\"A\xe2\x82\",\"Counter\":\"0\"}]}", -1, 0, "not valid UTF-8" },
+	{ "{\"Events\":[{\"EventName\":\"\xe2\x82\xac\xf0\x9f\x98\x80\",\"Counter\":\"0\"}]}", 0, 1, NULL },
+	{ "{\"Events\":[{\"EventName\":\"" LONG256 "\",\"Counter\":\"0\"}]}", -1, 0, "at most 255 are allowed" },
 	{ "{\"Events\":[{\"EventName\":\"A\",\"Counter\":\"0\"}", -1, 0, "expected ',' or ']'" },
 	{ "{\"Events\":[{\"EventName\":\"A\",\"Counter\":\"0\"}]} x", -1, 0, "text after the end" },
 	{ "{\"Header\":{}}", -1, 0, "no Events array" },

@@ -432,6 +432,38 @@ START_TEST(test_raw_aggregation)
 }
 END_TEST
 
+/* Counts over 64 bits are refused, never wrapped (audit 5, D-8): rows of ~1.8e18 that sum past 2^64. */
+START_TEST(test_sum_over_64_bits)
+{
+	for (int guided = 0; guided < 2; guided++) {
+		struct xct_sum s;
+		xct_sum_init(&s, 4242, 1, guided, 1000000);
+		char err[256] = "";
+		int r = 0;
+		uint64_t v = guided ? 0 : 1800000000000000000ull;
+		for (int i = 0; i < 12 && r == 0; i++) {
+			uint64_t vals[1] = { guided ? (v += 1800000000000000000ull) : v };
+			if (guided && i == 11)
+				vals[0] = UINT64_MAX;
+			struct xct_row row = { .index = (size_t)i, .has_time = true, .time_ns = 1000000ull * (uint64_t)(i + 1),
+					       .tid = 1, .pid = 4242, .core = 0, .has_values = true, .values = vals,
+					       .nvalues = 1 };
+			r = xct_sum_row(&s, &row, err, sizeof(err));
+		}
+		if (!guided) {
+			ck_assert_int_eq(r, -LK_EINVAL);
+			ck_assert_msg(strstr(err, "over 64 bits"), "%s", err);
+		} else {
+			/* raw snapshots: a delta never exceeds the counter itself, so the sum of one thread cannot wrap */
+			ck_assert_msg(r == 0 || strstr(err, "over 64 bits"), "%s", err);
+		}
+		ck_assert_msg(r < 0 || s.totals[0] >= 1800000000000000000ull, "the total wrapped: %llu",
+			      (unsigned long long)s.totals[0]);
+		xct_sum_release(&s);
+	}
+}
+END_TEST
+
 /* Naively summing every rise would credit 50000 - 1400 of another history to the thread. */
 START_TEST(test_raw_core_change_not_summed)
 {
@@ -1051,6 +1083,7 @@ Suite *xctrace_suite(void)
 	tcase_add_loop_test(tc, test_record_outcome, 0, sizeof(outcome_cases) / sizeof(*outcome_cases));
 	tcase_add_test(tc, test_version);
 	tcase_add_loop_test(tc, test_raw_aggregation, 0, sizeof(raw_cases) / sizeof(*raw_cases));
+	tcase_add_test(tc, test_sum_over_64_bits);
 	tcase_add_test(tc, test_raw_core_change_not_summed);
 	tcase_add_test(tc, test_slots_fig11);
 	tcase_add_test(tc, test_slots_unclear);

@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/util.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,6 +295,26 @@ static int cost_line(struct cg_parser *p, const char *l, const char *le, char *e
 	return 0;
 }
 
+/*
+ * A decimal number from v up to the line's end le (the line is not
+ * NUL-terminated: strtol would read on into the next line); -1 when it is
+ * none, or too large for a long.
+ */
+static long line_long(const char *v, const char *le)
+{
+	while (v < le && (*v == ' ' || *v == '\t'))
+		v++;
+	if (v >= le || *v < '0' || *v > '9')
+		return -1;
+	long n = 0;
+	for (; v < le && *v >= '0' && *v <= '9'; v++) {
+		if (n > (LONG_MAX - (*v - '0')) / 10)
+			return -1;
+		n = n * 10 + (*v - '0');
+	}
+	return n;
+}
+
 static int set_name(struct cg_parser *p, int s, bool current, const char *v, const char *ve, char *err,
 		    size_t errlen)
 {
@@ -336,7 +357,7 @@ int cg_parser_line(struct cg_parser *p, const char *l, size_t len, char *err, si
 	} else if (key_is(l, le, "positions:", &v)) {
 		set_positions(p, v, le);
 	} else if (key_is(l, le, "part:", &v)) {
-		p->part = strtol(v, NULL, 10);
+		p->part = line_long(v, le);
 		p->call_pending = false;
 	}
 	/* Anything else (version:, creator:, cmd:, desc:, summary:, totals:,

@@ -572,7 +572,8 @@ static int valgrind_open(void *priv, struct lk_evsel *sel, size_t n, char *err, 
 		p->dir[0] = '\0';
 		return -LK_EIO;
 	}
-	/* Under sudo the command runs as the invoking user, who must be able to write here. */
+	/* Under sudo the command runs as the invoking user, who must be able to write here; lauka then
+	 * reads, probes and empties the directory as that user too (sweep, check_space). */
 	struct sudo_user su;
 	if (geteuid() == 0 && sudo_user(&su) && chown(p->dir, (uid_t)su.uid, (gid_t)su.gid) < 0) {
 		lk_errbuf(err, len, "cannot hand '%s' to uid %ld: %s", p->dir, su.uid, strerror(errno));
@@ -731,9 +732,10 @@ static bool disk_full(const char *dir, unsigned long long *avail_kib)
 		if (*avail_kib < 4096 || (st.f_files && !st.f_favail))
 			return true;
 	}
+	/* A new file only (the command could have put a link to anything at the name), made as the user (sweep). */
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/.space", dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return errno == ENOSPC || errno == EDQUOT;
 	static const char block[65536];
@@ -752,8 +754,13 @@ static bool disk_full(const char *dir, unsigned long long *avail_kib)
  */
 static int check_space(const struct valgrind_priv *p, char *err, size_t len)
 {
-	unsigned long long kib;
-	if (disk_full(p->dir, &kib)) {
+	unsigned long long kib = 0;
+	struct sudo_creds c;
+	bool as_user = sudo_as_user(&c) >= 0;	/* the directory is the user's: probed as the user (sweep) */
+	bool full = as_user && disk_full(p->dir, &kib);
+	if (as_user)
+		sudo_as_root(&c);
+	if (full) {
 		lk_errbuf(err, len, "the disk is full: valgrind could not write its counts in '%s' (%llu KiB free now; "
 			  "free space there, or set TMPDIR to a directory on another filesystem)", p->dir, kib);
 		return -LK_EIO;
@@ -774,10 +781,11 @@ static int check_space(const struct valgrind_priv *p, char *err, size_t len)
  * lines: a process that forks often writes a part per dump, and its file
  * can grow far beyond what is worth holding in memory.  0, or -errno.
  */
-static int read_kept_lines(const char *path, char **out, size_t *len)
+static FILE *open_output(const char *path, long owner);
+static int read_kept_lines(const char *path, long owner, char **out, size_t *len)
 {
 	static const char *const keep[] = { "events:", "summary:", "totals:", "creator:", "cmd:" };
-	FILE *f = fopen(path, "re");
+	FILE *f = open_output(path, owner);
 	if (!f)
 		return -errno;
 	char *line = NULL, *buf = NULL;
@@ -825,9 +833,9 @@ static int read_kept_lines(const char *path, char **out, size_t *len)
  * Add a whole output file's self Ir by function to t (record --explain:
  * the output of a measured run, reused, so explaining costs no extra run).
  */
-static int read_functions(const char *path, struct cg_table *t, char *err, size_t len)
+static int read_functions(const char *path, long owner, struct cg_table *t, char *err, size_t len)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = open_output(path, owner);
 	if (!f) {
 		lk_errbuf(err, len, "cannot read valgrind's output '%s': %s", path, strerror(errno));
 		return -LK_EIO;
@@ -877,12 +885,51 @@ static void check_exec(struct valgrind_priv *p, const char *buf, size_t n)
 }
 
 /*
+ * An output file of the private directory, which the measured command
+ * (under sudo the invoking user) can write: opened without following a
+ * link, and only a regular file of owner's (base/sudo.h's lk_open_owned).
+ */
+static FILE *open_output(const char *path, long owner)
+{
+	int fd = lk_open_owned(path, owner, NULL);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+static int sweep_dir(struct valgrind_priv *p, long owner, long root, const char *const *names, uint64_t *sums,
+		     uint64_t *missing, size_t *nfiles, char *err, size_t len);
+
+/*
  * Visit (and delete) each cg.*.out file of the private directory, adding
  * the counts of every part of every file; root is the pid of the process
- * the runner started (-1: none).
+ * the runner started (-1: none).  Under sudo the directory is the invoking
+ * user's (the command writes there), so it is read, probed and emptied
+ * with that user's ids: a link put at a name, or at the directory itself,
+ * reaches nothing the user could not.
  */
 static int sweep(struct valgrind_priv *p, long root, const char *const *names, uint64_t *sums,
 		 uint64_t *missing, size_t *nfiles, char *err, size_t len)
+{
+	long owner = sudo_expected_owner();
+	struct sudo_creds c;
+	if (sudo_as_user(&c) < 0) {
+		lk_errbuf(err, len, "cannot take the invoking user's ids to read '%s': %s", p->dir, strerror(errno));
+		return -LK_EIO;
+	}
+	int r = sweep_dir(p, owner, root, names, sums, missing, nfiles, err, len);
+	sudo_as_root(&c);
+	return r;
+}
+
+static int sweep_dir(struct valgrind_priv *p, long owner, long root, const char *const *names, uint64_t *sums,
+		     uint64_t *missing, size_t *nfiles, char *err, size_t len)
 {
 	DIR *d = opendir(p->dir);
 	if (!d) {
@@ -892,14 +939,14 @@ static int sweep(struct valgrind_priv *p, long root, const char *const *names, u
 	int ret = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;	/* anything else goes, a .space the command put there too */
 		char path[PATH_MAX * 2];
 		snprintf(path, sizeof(path), "%s/%s", p->dir, de->d_name);
 		if (names && ret == 0 && !strncmp(de->d_name, "cg.", 3)) {
 			char *buf = NULL;
 			size_t n = 0;
-			int r = read_kept_lines(path, &buf, &n);
+			int r = read_kept_lines(path, owner, &buf, &n);
 			if (r < 0) {
 				lk_errbuf(err, len, "cannot read valgrind's output '%s': %s", path, strerror(-r));
 				ret = -LK_EIO;
@@ -913,7 +960,7 @@ static int sweep(struct valgrind_priv *p, long root, const char *const *names, u
 				} else {
 					if (out_pid(de->d_name) == root)
 						check_exec(p, buf, n);
-					if (p->funcs && read_functions(path, p->funcs, err, len) < 0)
+					if (p->funcs && read_functions(path, owner, p->funcs, err, len) < 0)
 						ret = -LK_EIO;
 				}
 				*missing |= miss;

@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/util.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,5 +305,80 @@ int lk_bplist_check(const void *buf, size_t len, const struct lk_bplist_limits *
 	}
 	if (check_objects(&p, err, errlen) < 0 || walk(&p, top, lim, st, err, errlen) < 0)
 		return -LK_EPLIST;
+	return 0;
+}
+
+/*
+ * XML plists: libplist builds one node per element and frees the tree
+ * recursively, so 200,000 nested arrays overflow the stack when lauka
+ * frees what it refused.  The scan counts element nesting (comments,
+ * CDATA, processing instructions and declarations skipped, quoted
+ * attribute values too) before libplist sees the file.
+ */
+static const char *skip_past(const char *p, const char *end, const char *token)
+{
+	size_t n = strlen(token);
+	while ((size_t)(end - p) >= n) {
+		const char *q = memchr(p, token[0], (size_t)(end - p) - n + 1);
+		if (!q)
+			return end;
+		if (!memcmp(q, token, n))
+			return q + n;
+		p = q + 1;
+	}
+	return end;
+}
+
+/* Past the '>' that ends a tag or declaration starting at p, quotes and [internal subset] held. */
+static const char *tag_end(const char *p, const char *end, bool *self_closing)
+{
+	char quote = 0;
+	int bracket = 0;
+	for (; p < end; p++) {
+		if (quote) {
+			if (*p == quote)
+				quote = 0;
+		} else if (*p == '"' || *p == '\'') {
+			quote = *p;
+		} else if (*p == '[') {
+			bracket++;
+		} else if (*p == ']' && bracket > 0) {
+			bracket--;
+		} else if (*p == '>' && !bracket) {
+			*self_closing = p[-1] == '/';
+			return p + 1;
+		}
+	}
+	return end;
+}
+
+int lk_xmlplist_check(const void *buf, size_t len, uint64_t max_depth, char *err, size_t errlen)
+{
+	const char *p = buf, *end = p + len;
+	uint64_t depth = 0;
+	while (p < end && (p = memchr(p, '<', (size_t)(end - p)))) {
+		size_t left = (size_t)(end - p);
+		bool self = false;
+		if (left >= 4 && !memcmp(p, "<!--", 4)) {
+			p = skip_past(p + 4, end, "-->");
+		} else if (left >= 9 && !memcmp(p, "<![CDATA[", 9)) {
+			p = skip_past(p + 9, end, "]]>");
+		} else if (left >= 2 && p[1] == '?') {
+			p = skip_past(p + 2, end, "?>");
+		} else if (left >= 2 && p[1] == '!') {
+			p = tag_end(p + 2, end, &self);
+		} else if (left >= 2 && p[1] == '/') {
+			p = tag_end(p + 2, end, &self);
+			if (depth)
+				depth--;
+		} else {
+			p = tag_end(p + 1, end, &self);
+			if (!self && ++depth > max_depth) {
+				lk_errbuf(err, errlen, "XML plist nested more than %llu levels deep (lauka's limit)",
+					  (unsigned long long)max_depth);
+				return -LK_EPLIST;
+			}
+		}
+	}
 	return 0;
 }

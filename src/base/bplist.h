@@ -12,6 +12,7 @@
  * nesting depth, nodes and string/data bytes, with shared references counted
  * once per use.  Anything over a limit, a cycle, an object it cannot follow
  * or a string holding U+0000 is refused before libplist sees the file.
+ * XML plists get the same nesting limit (lk_xmlplist_check).
  * The limits are documented in doc/limits.md.
  */
 #ifndef LAUKA_BPLIST_H
@@ -52,5 +53,13 @@ int lk_bplist_is(const void *buf, size_t len);
  */
 int lk_bplist_check(const void *buf, size_t len, const struct lk_bplist_limits *limits,
 		    struct lk_bplist_stats *stats, char *err, size_t errlen);
+
+/*
+ * The same nesting limit for an XML plist (anything that is not binary):
+ * elements nested more than max_depth deep are refused before libplist
+ * builds them (it frees its tree recursively: 200,000 levels overflow the
+ * stack).  0, or -LK_EPLIST with one sentence in err.
+ */
+int lk_xmlplist_check(const void *buf, size_t len, uint64_t max_depth, char *err, size_t errlen);
 
 #endif

@@ -5,6 +5,7 @@
 #include "base/error.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +87,51 @@ void json_utf8(struct strbuf *sb, unsigned cp)
 	strbuf_add(sb, b, n);
 }
 
-/* A string (the opening quote next), unescaped into sb. */
+/*
+ * The length of the UTF-8 sequence at u (n bytes left): 0 when it is not
+ * valid UTF-8 (a stray continuation byte, an overlong form, a surrogate,
+ * beyond U+10FFFF or cut short).  *cp gets the code point.
+ */
+static size_t utf8_at(const unsigned char *u, size_t n, unsigned *cp)
+{
+	if (u[0] < 0x80) {
+		*cp = u[0];
+		return 1;
+	}
+	size_t k = u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : u[0] >= 0xe0 && u[0] < 0xf0 ? 3 : u[0] >= 0xc2 && u[0] < 0xe0 ? 2 : 0;
+	if (!k || k > n)
+		return 0;
+	unsigned v = u[0] & (0x7f >> k);
+	for (size_t i = 1; i < k; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (u[i] & 0x3f);
+	}
+	if ((k == 3 && (v < 0x800 || (v >= 0xd800 && v < 0xe000))) || (k == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	*cp = v;
+	return k;
+}
+
+/* Control characters (C0, DEL, C1) and NUL: terminal escapes and forged lines in a listing or an error. */
+static bool is_control(unsigned cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+}
+
+static int fail_control(struct json_reader *j, unsigned cp)
+{
+	char what[96];
+	snprintf(what, sizeof(what), cp ? "control character U+%04X in a string (lauka refuses them)" :
+		 "NUL (U+0000) in a string", cp);
+	return json_fail(j, what);
+}
+
+/*
+ * A string (the opening quote next), unescaped into sb: valid UTF-8 with
+ * no control character (C0, DEL, C1) or NUL, raw or escaped, and at most
+ * JSON_MAX_STRING bytes, as kpep imports are held (catalog/kpep.c).
+ */
 int json_string(struct json_reader *j, struct strbuf *sb)
 {
 	if (!json_eat(j, '"'))
@@ -94,17 +139,25 @@ int json_string(struct json_reader *j, struct strbuf *sb)
 	strbuf_reset(sb);
 	strbuf_add(sb, "", 0);
 	while (j->p < j->end && *j->p != '"') {
-		unsigned char c = (unsigned char)*j->p;
-		if (c < 0x20)
-			return json_fail(j, "control character in a string");
-		if (c != '\\') {
-			const char *q = j->p;
-			while (q < j->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-				q++;
-			strbuf_add(sb, j->p, (size_t)(q - j->p));
-			j->p = q;
-			continue;
+		const char *q = j->p;
+		while (q < j->end && *q != '"' && *q != '\\' && sb->len + (size_t)(q - j->p) <= JSON_MAX_STRING) {
+			unsigned cp;
+			size_t k = utf8_at((const unsigned char *)q, (size_t)(j->end - q), &cp);
+			if (!k || is_control(cp)) {
+				j->p = q;
+				return k ? fail_control(j, cp) : json_fail(j, "not valid UTF-8 in a string");
+			}
+			q += k;
 		}
+		strbuf_add(sb, j->p, (size_t)(q - j->p));
+		j->p = q;
+		if (sb->len > JSON_MAX_STRING) {
+			char what[96];
+			snprintf(what, sizeof(what), "a string longer than %d bytes (lauka's limit)", JSON_MAX_STRING);
+			return json_fail(j, what);
+		}
+		if (j->p >= j->end || *j->p != '\\')
+			continue;
 		if (++j->p >= j->end)
 			break;
 		static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
@@ -124,11 +177,15 @@ int json_string(struct json_reader *j, struct strbuf *sb)
 			} else if (cp >= 0xdc00 && cp < 0xe000) {
 				return json_fail(j, "lone surrogate in \\u escape");
 			}
+			if (is_control(cp))
+				return fail_control(j, cp);
 			json_utf8(sb, cp);
 			continue;
 		}
 		if (!*j->p || !k)
 			return json_fail(j, "bad escape in a string");
+		if (is_control((unsigned char)to[k - from]))
+			return fail_control(j, (unsigned char)to[k - from]);
 		strbuf_add(sb, &to[k - from], 1);
 		j->p++;
 	}
@@ -272,4 +329,61 @@ int json_end(struct json_reader *j, const char *what)
 	char msg[128];
 	snprintf(msg, sizeof(msg), "text after the end of the %s", what);
 	return json_fail(j, msg);
+}
+
+struct top_key {
+	const char *key;
+	bool found;
+};
+
+static int top_key_member(struct json_reader *j, const char *key, void *ctx)
+{
+	struct top_key *t = ctx;
+	if (!strcmp(key, t->key)) {
+		t->found = true;
+		return -1;	/* found: no need to read on */
+	}
+	return json_skip(j);
+}
+
+int json_top_key(const char *text, size_t len, const char *key)
+{
+	struct json_reader j;
+	char err[8];
+	json_init(&j, text, len, err, sizeof(err));
+	struct top_key t = { .key = key };
+	if (json_peek(&j) != '{')
+		return 0;
+	if (json_object(&j, top_key_member, &t) < 0 && !t.found)
+		return -1;
+	return t.found;
+}
+
+const char *json_text_problem(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		size_t k = utf8_at(u + i, n - i, &cp);
+		if (!k)
+			return "is not valid UTF-8";
+		if (is_control(cp))
+			return cp ? "contains a control character" : "contains a NUL character (U+0000)";
+		i += k;
+	}
+	return NULL;
+}
+
+const char *json_shown(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < len; p++) {
+		if (*p < 0x20 || *p >= 0x7f)
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *p);
+		else
+			buf[o++] = (char)*p;
+	}
+	if (len)
+		buf[o < len ? o : len - 1] = '\0';
+	return buf;
 }

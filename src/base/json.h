@@ -4,9 +4,12 @@
  * an object member by member (json_object with a callback) or an array
  * element by element (json_array), reads the values it knows as text and
  * skips the rest, so a file with fields lauka does not know still parses.
- * The whole grammar is checked: a file cut short, a stray byte, a control
- * character in a string, a lone surrogate or nesting deeper than
- * JSON_MAX_DEPTH is refused with its line ("line 12: ..."), never half read.
+ * The whole grammar is checked: a file cut short, a stray byte, a lone
+ * surrogate or nesting deeper than JSON_MAX_DEPTH is refused with its line
+ * ("line 12: ..."), never half read.  The tables are untrusted files whose
+ * text ends up in listings and errors, so strings are held as kpep's are:
+ * valid UTF-8, no control character (C0, DEL, C1) or NUL, raw or escaped,
+ * and at most JSON_MAX_STRING bytes.
  * (catalog/notes-json.c reads baselines from git notes with its own, still
  * stricter rules: duplicate keys, NUL bytes, size limits.)
  */
@@ -19,6 +22,7 @@
 #include "base/util.h"
 
 #define JSON_MAX_DEPTH 32
+#define JSON_MAX_STRING 65536
 
 struct json_reader {
 	const char *s, *p, *end;
@@ -53,5 +57,15 @@ int json_array(struct json_reader *j, json_element_fn cb, void *ctx);
 void json_utf8(struct strbuf *sb, unsigned cp);
 /* Only white space left? Else fails with "text after the end of the ...". */
 int json_end(struct json_reader *j, const char *what);
+/* Why n bytes of s are not text lauka accepts in a name (invalid UTF-8, a control character, NUL), or NULL. */
+const char *json_text_problem(const char *s, size_t n);
+/* s for an error message: bytes outside printable ASCII as \xHH, cut to fit buf; returns buf. */
+const char *json_shown(const char *s, char *buf, size_t len);
+/*
+ * Is key a member of the top-level object of text (values skipped)?  1 yes,
+ * 0 no (the whole object read, or text is no object), -1 the text is not
+ * valid JSON before key was found.
+ */
+int json_top_key(const char *text, size_t len, const char *key);
 
 #endif

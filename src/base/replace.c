@@ -55,6 +55,14 @@ const char *lk_replace_strerror(const struct lk_replace *r, int e)
 	return r->refused ? r->refused : strerror(e < 0 ? -e : e);
 }
 
+static int open_tmp(struct lk_replace *r, const char *path);
+
+/*
+ * Under sudo the temporary file is made, and later renamed, with the
+ * invoking user's ids (base/sudo.h's rule): an export or plot lands only
+ * where the user could put it, and a link they planted to a root-only file
+ * replaces nothing of root's.
+ */
 int lk_replace_open(struct lk_replace *r, const char *path)
 {
 	memset(r, 0, sizeof(*r));
@@ -63,6 +71,16 @@ int lk_replace_open(struct lk_replace *r, const char *path)
 		r->to_stdout = true;
 		return 0;
 	}
+	struct sudo_creds c;
+	if (sudo_as_user(&c) < 0)
+		return -errno;
+	int e = open_tmp(r, path);
+	sudo_as_root(&c);
+	return e;
+}
+
+static int open_tmp(struct lk_replace *r, const char *path)
+{
 	struct stat st;
 	char *real = NULL;
 	if (stat(path, &st) == 0) {
@@ -111,10 +129,16 @@ int lk_replace_commit(struct lk_replace *r)
 	r->f = NULL;
 	/* Checked again at the last moment: a device or FIFO put at the name since the open is not replaced. */
 	struct stat st;
-	if (!e && stat(r->target, &st) == 0 && (r->refused = lk_not_regular(&st)))
-		e = EINVAL;
-	if (!e && rename(r->tmp, r->target) != 0)
+	struct sudo_creds c;
+	if (!e && sudo_as_user(&c) < 0)
 		e = errno;
+	if (!e) {
+		if (stat(r->target, &st) == 0 && (r->refused = lk_not_regular(&st)))
+			e = EINVAL;
+		if (!e && rename(r->tmp, r->target) != 0)
+			e = errno;
+		sudo_as_root(&c);
+	}
 	if (e) {
 		lk_replace_abort(r);
 		return -e;
@@ -134,7 +158,7 @@ void lk_replace_abort(struct lk_replace *r)
 		fclose(r->f);
 	r->f = NULL;
 	if (r->tmp)
-		unlink(r->tmp);
+		sudo_user_unlink(r->tmp);
 	FREE_AND_NULL(r->tmp);
 	FREE_AND_NULL(r->target);
 }

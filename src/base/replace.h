@@ -5,8 +5,9 @@
  * and synced, so a full disk, a crash or Ctrl-C leaves the old file whole.
  *
  * The new file takes the mode and owner of the file it replaces; a new file
- * gets 0666 less the umask and, under sudo, belongs to the invoking user
- * (SUDO_UID/SUDO_GID), not root.
+ * gets 0666 less the umask.  Under sudo the temporary file is created and
+ * renamed with the invoking user's ids (base/sudo.h), so it is theirs and
+ * lands nowhere they could not write.
  */
 #ifndef LAUKA_REPLACE_H
 #define LAUKA_REPLACE_H

@@ -1,7 +1,13 @@
-/* base/sudo.c: the invoking user under sudo, and the sudo fix line (see base/sudo.h). */
+/*
+ * base/sudo.c: the invoking user under sudo, acting as that user for the
+ * files lauka writes on their behalf, reading safely where they can write,
+ * and the sudo fix line (see base/sudo.h).
+ */
 #include "base/sudo.h"
 #include "base/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -121,4 +127,122 @@ char *sudo_command(int argc, char **argv)
 	for (; i < argc; i++)
 		add_word(&sb, argv[i]);
 	return sb.buf;
+}
+
+int sudo_as_user(struct sudo_creds *c)
+{
+	memset(c, 0, sizeof(*c));
+	struct sudo_user su;
+	if (!sudo_user(&su))
+		return 0;
+	c->euid = geteuid();
+	c->egid = getegid();
+	int n = getgroups(0, NULL);
+	if (n < 0)
+		return -1;
+	c->groups = xcalloc((size_t)n + 1, sizeof(*c->groups));
+	if ((c->ngroups = getgroups(n, c->groups)) < 0) {
+		int e = errno;
+		FREE_AND_NULL(c->groups);
+		errno = e;
+		return -1;
+	}
+	/* Groups and gid first: once the uid is the user's, they cannot be changed. */
+	if (setgroups((int)su.ngroups, su.groups) != 0)
+		goto undo;
+	if (setegid((gid_t)su.gid) != 0)
+		goto undo;
+	if (seteuid((uid_t)su.uid) != 0)
+		goto undo;
+	c->dropped = true;
+	return 1;
+undo:;
+	int e = errno;
+	c->dropped = true;
+	sudo_as_root(c);
+	errno = e;
+	return -1;
+}
+
+void sudo_as_root(struct sudo_creds *c)
+{
+	if (!c->dropped)
+		return;
+	int e = errno;	/* callers report the errno of what they did as the user */
+	if ((geteuid() != c->euid && seteuid(c->euid) != 0) || setegid(c->egid) != 0 ||
+	    setgroups(c->ngroups, c->groups) != 0) {
+		fprintf(stderr, "error: cannot switch back from the invoking user's ids to root's: %s\n", strerror(errno));
+		_exit(1);
+	}
+	FREE_AND_NULL(c->groups);
+	c->dropped = false;
+	errno = e;
+}
+
+/* Run one call as the user: the macro keeps the call's result and errno. */
+#define AS_USER(call) do {				\
+	struct sudo_creds c_;				\
+	if (sudo_as_user(&c_) < 0)			\
+		return -1;				\
+	int r_ = (call);				\
+	sudo_as_root(&c_);				\
+	return r_;					\
+} while (0)
+
+int sudo_user_open(const char *path, int flags, mode_t mode)
+{
+	AS_USER(open(path, flags, mode));
+}
+
+int sudo_user_mkdir(const char *path, mode_t mode)
+{
+	AS_USER(mkdir(path, mode));
+}
+
+int sudo_user_rename(const char *from, const char *to)
+{
+	AS_USER(rename(from, to));
+}
+
+int sudo_user_unlink(const char *path)
+{
+	AS_USER(unlink(path));
+}
+
+int sudo_user_mkstemp(char *tmpl)
+{
+	AS_USER(mkstemp(tmpl));
+}
+
+long sudo_expected_owner(void)
+{
+	struct sudo_user su;
+	return sudo_user(&su) ? su.uid : (long)geteuid();
+}
+
+int lk_open_owned(const char *path, long owner, struct stat *st)
+{
+	struct stat sb;
+	if (!st)
+		st = &sb;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int e = 0;
+	if (fstat(fd, st) != 0)
+		e = errno;
+	else if (!S_ISREG(st->st_mode))
+		e = EINVAL;
+	else if (owner >= 0 && st->st_uid != (uid_t)owner)
+		e = EPERM;
+	else {
+		/* Reads block again as usual (a regular file never blocked anyway). */
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		return fd;
+	}
+	close(fd);
+	errno = e;
+	return -1;
 }

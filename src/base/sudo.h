@@ -3,7 +3,17 @@
  * but the measured command must run as the invoking user (SUDO_UID,
  * SUDO_GID, that user's groups, HOME, USER and LOGNAME), so it sees the
  * same files and environment, and behaves, as it would without sudo.  The
- * database is handed to the same user by catalog/db.c.
+ * files lauka makes for that user follow the one rule below.
+ *
+ * The one rule under sudo: every file or directory lauka creates or opens
+ * for writing on the user's behalf (the database and its directories,
+ * exports, plots, the xctrace self-check state, anything in a directory
+ * the user owns) is opened with the user's effective uid, gid and groups
+ * (sudo_as_user ... sudo_as_root around the call), so lauka writes nothing
+ * the user could not and follows no link the user planted to a file only
+ * root may change.  A file root must read in a directory the user can
+ * write is opened with lk_open_owned: no link followed, a regular file,
+ * owned by the expected user, read from the descriptor.
  *
  * Also the "fix: sudo lauka ..." line printed when something needs root.
  */
@@ -12,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define SUDO_MAX_GROUPS 64
@@ -45,5 +56,44 @@ void sudo_user_env(const struct sudo_user *u);
  * Returns a malloc'd string.
  */
 char *sudo_command(int argc, char **argv);
+
+/* The effective ids sudo_as_user put aside, for sudo_as_root. */
+struct sudo_creds {
+	bool dropped;
+	uid_t euid;
+	gid_t egid;
+	gid_t *groups;
+	int ngroups;
+};
+
+/*
+ * Under sudo (sudo_user() true), take the invoking user's effective gid,
+ * supplementary groups and uid until sudo_as_root(c): 1.  0 and nothing
+ * changed when not under sudo (or already acting as the user).  -1 with
+ * errno when a switch failed (nothing changed then: the caller must not
+ * go on to write as root).
+ */
+int sudo_as_user(struct sudo_creds *c);
+/* Back to the ids sudo_as_user put aside; dies when it cannot (lauka must not go on half switched). */
+void sudo_as_root(struct sudo_creds *c);
+
+/* open(2), mkdir(2), rename(2), unlink(2) as the invoking user under sudo (as is otherwise); -1 with errno. */
+int sudo_user_open(const char *path, int flags, mode_t mode);
+int sudo_user_mkdir(const char *path, mode_t mode);
+int sudo_user_rename(const char *from, const char *to);
+int sudo_user_unlink(const char *path);
+/* mkstemp(3) as the invoking user under sudo. */
+int sudo_user_mkstemp(char *tmpl);
+
+/*
+ * Open path for reading the way root reads a file in a directory someone
+ * else can write: O_NOFOLLOW (a symbolic link is refused, ELOOP), never
+ * blocking on a FIFO, then fstat: a regular file (else EINVAL) owned by
+ * owner (-1: anyone; else EPERM).  Read from the descriptor returned; -1
+ * with errno.  st (may be NULL) gets the fstat.
+ */
+int lk_open_owned(const char *path, long owner, struct stat *st);
+/* The uid files in a directory lauka shares with the measured command belong to: the sudo user's, else ours. */
+long sudo_expected_owner(void);
 
 #endif

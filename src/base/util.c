@@ -171,6 +171,10 @@ int lk_read_file(const char *path, size_t max, char **out, size_t *len)
 		close(fd);
 		return -EINVAL;
 	}
+	if (st.st_size > 0 && (uintmax_t)st.st_size > max) {	/* too large: refused before a byte is read */
+		close(fd);
+		return -EFBIG;
+	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
 	if (cap > max + 1)

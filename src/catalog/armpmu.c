@@ -46,6 +46,12 @@ static int event_member(struct json_reader *j, const char *key, void *ctx)
 	if (json_value_text(j, &c->val) < 0)
 		return -1;
 	const char *v = strbuf_str(&c->val);
+	if ((!strcmp(key, "name") || !strcmp(key, "trm_name")) && strlen(v) > ARMPMU_MAX_NAME) {
+		char what[128];
+		snprintf(what, sizeof(what), "%s '%.40s...' is %zu bytes long; at most %d are allowed", key, v, strlen(v),
+			 ARMPMU_MAX_NAME);
+		return json_fail(j, what);
+	}
 	if (!strcmp(key, "name")) {
 		set_str(&e->name, v);
 	} else if (!strcmp(key, "trm_name")) {
@@ -76,7 +82,13 @@ static int event_element(struct json_reader *j, size_t index, void *ctx)
 	struct armpmu_table *t = ctx;
 	if (json_peek(j) != '{')
 		return json_fail(j, "an event is not an object");
-	t->events = xrealloc(t->events, (t->n + 1) * sizeof(*t->events));
+	if (t->n >= ARMPMU_MAX_EVENTS) {
+		char what[96];
+		snprintf(what, sizeof(what), "more than %d events (lauka's limit)", ARMPMU_MAX_EVENTS);
+		return json_fail(j, what);
+	}
+	if (!(t->n & (t->n - 1)))	/* doubled at each power of two */
+		t->events = xrealloc(t->events, (t->n ? 2 * t->n : 1) * sizeof(*t->events));
 	struct armpmu_event *e = &t->events[t->n++];
 	memset(e, 0, sizeof(*e));
 	struct ev_ctx c = { .e = e, .val = STRBUF_INIT };
@@ -207,7 +219,12 @@ const struct armpmu_event *armpmu_find(const struct armpmu_table *t, const char 
 
 bool armpmu_sniff(const char *text, size_t len)
 {
-	/* Intel's keys are capitalised ("Events", "EventCode"); Arm's are not. */
+	/* Intel's keys are capitalised ("Events", "EventCode"); Arm's are not.  In valid JSON only a
+	 * top-level key counts: "events" in a description or a nested object says nothing. */
+	int r = json_top_key(text, len, "events");
+	if (r >= 0)
+		return r;
+	/* Not valid JSON: the key anywhere, so that the refusal names the format the file was meant to be. */
 	static const char key[] = "\"events\"";
 	for (size_t i = 0; i + sizeof(key) - 1 <= len; i++)
 		if (!memcmp(text + i, key, sizeof(key) - 1))

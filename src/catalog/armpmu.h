@@ -28,6 +28,9 @@
 #define ARMPMU_CPU_CYCLES 0x11
 /* The highest event number PMUv3 encodes (16 bits from PMUv3.1, Armv8.1). */
 #define ARMPMU_MAX_CODE 0xffff
+/* Untrusted files: at most so many events (Arm's largest has ~160), names at most so long (as kpep's). */
+#define ARMPMU_MAX_EVENTS 65536
+#define ARMPMU_MAX_NAME 255
 
 struct armpmu_event {
 	char *name;		/* CPU_CYCLES; NULL for an event Arm only describes (Cortex-A53's 0xC0-0xE9) */

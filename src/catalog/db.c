@@ -5,9 +5,11 @@
  */
 #include "catalog/db.h"
 #include "base/error.h"
+#include "base/sudo.h"
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pwd.h>
 #include <sqlite3.h>
@@ -293,31 +295,13 @@ static int set_wal(struct db *db, char *err, size_t len)
 	return 0;
 }
 
-/* Under sudo, files lauka creates belong to the user who ran sudo. */
-static bool sudo_ids(uid_t *uid, gid_t *gid)
+/*
+ * Can this process write path, with its effective ids (under sudo they are
+ * the invoking user's while the database is opened, see db_open)?
+ */
+static bool writable(const char *path)
 {
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	if (geteuid() != 0 || !u || !g || !*u || !*g)
-		return false;
-	char *end;
-	unsigned long lu = strtoul(u, &end, 10);
-	if (*end)
-		return false;
-	unsigned long lg = strtoul(g, &end, 10);
-	if (*end)
-		return false;
-	*uid = (uid_t)lu;
-	*gid = (gid_t)lg;
-	return true;
-}
-
-static void give_to_sudo_user(const char *path)
-{
-	uid_t uid;
-	gid_t gid;
-	if (sudo_ids(&uid, &gid) && chown(path, uid, gid) != 0) {
-		/* Best effort: the database still works for root. */
-	}
+	return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0;
 }
 
 char *db_default_path(char *err, size_t len)
@@ -329,13 +313,9 @@ char *db_default_path(char *err, size_t len)
 	if (p && *p == '/')
 		return xasprintf("%s/lauka/lauka.db", p);
 	const char *home = getenv("HOME");
-	uid_t uid;
-	gid_t gid;
-	if (sudo_ids(&uid, &gid)) {
-		struct passwd *pw = getpwuid(uid);
-		if (pw && pw->pw_dir)
-			home = pw->pw_dir;
-	}
+	struct sudo_user su;
+	if (sudo_user(&su) && su.home[0])
+		home = su.home;
 	if (!home || !*home) {
 		struct passwd *pw = getpwuid(getuid());
 		home = pw ? pw->pw_dir : NULL;
@@ -354,7 +334,7 @@ char *db_default_path(char *err, size_t len)
 	return xasprintf("%s/.local/share/lauka/lauka.db", home);
 }
 
-/* mkdir -p of path's directory; new directories go to the sudo user. */
+/* mkdir -p of path's directory (under sudo as the invoking user, see db_open). */
 static int make_parents(const char *path, char *err, size_t len)
 {
 	char *dir = xstrdup(path);
@@ -377,7 +357,6 @@ static int make_parents(const char *path, char *err, size_t len)
 				r = -LK_EIO;
 				break;
 			}
-			give_to_sudo_user(dir);
 		}
 		*p = c;
 		if (!c)
@@ -503,14 +482,14 @@ static int open_handle(struct db *db, enum open_mode mode, char *err, size_t len
  */
 static const char *readonly_reason(const char *p)
 {
-	if (access(p, W_OK) != 0)
+	if (!writable(p))
 		return errno == EROFS ? "it is on a read-only filesystem" : "the file is read-only";
 	char *shm = xasprintf("%s-shm", p), *dir = dir_of(p);
 	const char *why = NULL;
 	bool have_shm = access(shm, F_OK) == 0;
-	if (have_shm && access(shm, W_OK) != 0)
+	if (have_shm && !writable(shm))
 		why = "its -shm file is read-only";
-	else if (!have_shm && access(dir, W_OK) != 0)
+	else if (!have_shm && !writable(dir))
 		why = "its directory is read-only";
 	free(shm);
 	free(dir);
@@ -616,12 +595,35 @@ static int identify_existing(struct db *db, bool *writable, int *v, bool *empty,
 	return r;
 }
 
+static int open_path(struct db **out, char *p, char *err, size_t len);
+
+/*
+ * Under sudo the database, its directories and its -wal/-shm files are
+ * created and opened with the invoking user's ids (base/sudo.h's rule):
+ * a link the user planted at the default path, or --db naming a system
+ * file, gets only what the user could do there.
+ */
 int db_open(struct db **out, const char *path, char *err, size_t len)
 {
 	*out = NULL;
+	/* The default path is the invoking user's, found while still root. */
 	char *p = path ? xstrdup(path) : db_default_path(err, len);
 	if (!p)
 		return -LK_EINVAL;
+	struct sudo_creds c;
+	if (sudo_as_user(&c) < 0) {
+		lk_errbuf(err, len, "cannot take the invoking user's ids to open the database '%s': %s", p, strerror(errno));
+		free(p);
+		return -LK_EIO;
+	}
+	int r = open_path(out, p, err, len);
+	sudo_as_root(&c);
+	return r;
+}
+
+/* p: malloc'd, taken. */
+static int open_path(struct db **out, char *p, char *err, size_t len)
+{
 	struct stat st;
 	bool existed = stat(p, &st) == 0;
 	if (existed && !S_ISREG(st.st_mode)) {
@@ -641,7 +643,7 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 	db->readonly = db->ro_why != NULL;
 	if (!existed && !memory) {
 		char *dir = dir_of(p);
-		if (access(dir, W_OK) != 0) {
+		if (!writable(dir)) {
 			lk_errbuf(err, len, "cannot create database '%s': its directory '%s' is not writable (%s)\n"
 				  "fix: use --db PATH (or LAUKA_DB) in a directory you can write", p, dir, strerror(errno));
 			free(dir);
@@ -688,18 +690,6 @@ int db_open(struct db **out, const char *path, char *err, size_t len)
 	    (r = migrate(db, err, len)) < 0)
 		goto bad;
 	db->version = DB_SCHEMA_VERSION;	/* migrated */
-	if (!existed)
-		give_to_sudo_user(p);
-	uid_t uid;
-	gid_t gid;
-	if (sudo_ids(&uid, &gid) && stat(p, &st) == 0 && st.st_uid == uid) {
-		char *side = xasprintf("%s-wal", p);
-		give_to_sudo_user(side);
-		free(side);
-		side = xasprintf("%s-shm", p);
-		give_to_sudo_user(side);
-		free(side);
-	}
 	*out = db;
 	return 0;
 bad:

@@ -7,7 +7,9 @@
  * Location: the path given, else $LAUKA_DB, else $XDG_DATA_HOME/lauka/lauka.db,
  * else ~/.local/share/lauka/lauka.db (under sudo: the invoking user's home);
  * missing directories are created.  Under sudo (euid 0 with SUDO_UID and
- * SUDO_GID set) what lauka creates is handed to the invoking user.
+ * SUDO_GID set) the database and its directories are created and opened
+ * with the invoking user's ids (base/sudo.h), so they are that user's and
+ * lauka writes nowhere the user could not.
  *
  * Safety: WAL mode and a busy timeout, so several lauka processes may use
  * the database at once; every write is one transaction, so a killed lauka

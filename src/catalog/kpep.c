@@ -577,6 +577,8 @@ int kpep_parse(const void *buf, size_t len, const char *source, struct lk_pmu *o
 			fail_at(&c, "%s", why);
 	} else if (ws < blen && body[ws] == '<') {	/* what libplist would take for XML */
 		r = xml_scan(&c, body, blen);
+		if (r == 0 && (r = lk_xmlplist_check(body, blen, LK_BPLIST_MAX_DEPTH, why, sizeof(why))) < 0)
+			fail_at(&c, "%s", why);
 	}
 	if (r < 0)
 		return r;

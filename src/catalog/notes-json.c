@@ -362,7 +362,7 @@ static bool each_str(struct rd *r, size_t i, void *arg)
 	return true;
 }
 
-/* One row of samples: numbers (finite, not negative) or null for a run that did not count it. */
+/* One row of samples: numbers (finite, not negative, below 2^64) or null for a run that did not count it. */
 struct row {
 	double *v;
 	size_t n, cap;
@@ -378,6 +378,8 @@ static bool each_sample(struct rd *r, size_t i, void *arg)
 			return false;
 		if (d < 0)
 			return fail(r, "a sample is negative");
+		if (d >= 0x1p64)	/* no counter or clock lauka reads holds more than 64 bits */
+			return fail(r, "a sample is 2^64 or more, beyond any 64-bit count");
 	}
 	if (row->n == row->cap) {
 		row->cap = row->cap ? row->cap * 2 : 8;

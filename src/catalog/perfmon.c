@@ -101,6 +101,12 @@ static int event_member(struct json_reader *j, const char *key, void *ctx)
 		{ "Offcore", 1 }, { "Deprecated", 1 },
 	};
 	if (!strcmp(key, "EventName")) {
+		if (strlen(v) > PERFMON_MAX_NAME) {
+			char what[128];
+			snprintf(what, sizeof(what), "EventName '%.40s...' is %zu bytes long; at most %d are allowed", v,
+				 strlen(v), PERFMON_MAX_NAME);
+			return json_fail(j, what);
+		}
 		free(e->name);
 		e->name = xstrdup(v);
 		return 0;
@@ -181,7 +187,13 @@ static int event_element(struct json_reader *j, size_t index, void *ctx)
 {
 	(void)index;
 	struct perfmon_table *t = ctx;
-	t->events = xrealloc(t->events, (t->n + 1) * sizeof(*t->events));
+	if (t->n >= PERFMON_MAX_EVENTS) {
+		char what[96];
+		snprintf(what, sizeof(what), "more than %d events (lauka's limit)", PERFMON_MAX_EVENTS);
+		return json_fail(j, what);
+	}
+	if (!(t->n & (t->n - 1)))	/* doubled at each power of two */
+		t->events = xrealloc(t->events, (t->n ? 2 * t->n : 1) * sizeof(*t->events));
 	struct perfmon_event *e = &t->events[t->n++];
 	memset(e, 0, sizeof(*e));
 	e->fixed = -1;

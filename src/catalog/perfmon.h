@@ -24,6 +24,9 @@
 
 /* Bit of fixed counter 0 in the masks below (the kernel's INTEL_PMC_IDX_FIXED, as catalog/pfm.h). */
 #define PERFMON_FIXED_BASE 32
+/* Untrusted files: at most so many events (Intel's largest core file has ~1,000), names at most so long (as kpep's). */
+#define PERFMON_MAX_EVENTS 65536
+#define PERFMON_MAX_NAME 255
 
 struct perfmon_event {
 	char *name;		/* EventName as Intel spells it: INST_RETIRED.ANY */

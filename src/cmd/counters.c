@@ -30,6 +30,7 @@
 #include "machine/backend-choice.h"
 #include "output/plot-out.h"
 #include "catalog/sched.h"
+#include "base/json.h"
 #include "base/progress.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -191,11 +192,24 @@ static int perfmon_file(const char *path, struct lk_pmu *out, char *err, size_t 
 	char e2[512];
 	int r = lk_read_file(path, 64 << 20, &text, &n);
 	if (r < 0) {
-		lk_errbuf(err, len, "cannot read '%s': %s", path, lk_strerror(r));
+		lk_errbuf(err, len, "cannot read '%s': %s", path,
+			  r == -EINVAL ? "not a regular file" : r == -EFBIG ? "larger than 64 MiB (lauka's limit)" : strerror(-r));
 		return r;
 	}
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *name = xasprintf("%.*s", (int)(strlen(base) - strlen(".json")), base);
+	/* The catalogue's name is the file's: shown in every listing, so held as names inside files are. */
+	const char *bad = !*name ? "is empty" : strlen(name) > PERFMON_MAX_NAME ? "is longer than 255 bytes" :
+			  kpep_name_reserved(name) ? "is the name of one of lauka's own catalogues or backends" :
+			  json_text_problem(name, strlen(name));
+	if (bad) {
+		char shown[256];
+		lk_errbuf(err, len, "'%s': the catalogue name taken from the file's name %s; rename the file",
+			  json_shown(path, shown, sizeof(shown)), bad);
+		free(name);
+		free(text);
+		return -LK_EINVAL;
+	}
 	bool arm = armpmu_sniff(text, n);
 	struct armpmu_table a;
 	struct perfmon_table t;

@@ -16,6 +16,7 @@
 #include "spawn/runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,16 +57,14 @@ static void keep(const struct xct_check *c)
 	char *p = state_path();
 	if (!p)
 		return;
-	FILE *f = fopen(p, "w");
+	/* Under sudo written with the invoking user's ids, as the database is (base/sudo.h): no link followed. */
+	int fd = sudo_user_open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (f) {
 		fprintf(f, "%s %.6f %s\n", c->ok ? "ok" : "fail", c->ratio, c->ok ? "" : c->why);
 		fclose(f);
-		/* Under sudo, the invoking user's, as the database is (best effort). */
-		long uid, gid;
-		if (geteuid() == 0 && sudo_parse_ids(getenv("SUDO_UID"), getenv("SUDO_GID"), &uid, &gid) &&
-		    chown(p, (uid_t)uid, (gid_t)gid) != 0) {
-			/* the check's result still stands for root */
-		}
+	} else if (fd >= 0) {
+		close(fd);
 	}
 	free(p);
 }
@@ -77,10 +76,15 @@ int xct_check_last(char *why, size_t len)
 	char *p = state_path();
 	if (!p)
 		return -1;
-	FILE *f = fopen(p, "r");
+	/* The user's file (under sudo): read without following a link, only if it is theirs. */
+	int fd = lk_open_owned(p, sudo_expected_owner(), NULL);
 	free(p);
-	if (!f)
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	char line[512] = "";
 	int r = -1;
 	if (fgets(line, sizeof(line), f)) {

@@ -20,4 +20,7 @@ replay_all "$LAUKA_BUILD/fuzz-replay-template" "$fuzz/corpus-template" "$fuzz/co
 	"$fix/xctrace-data"
 # the git-notes decoder: its corpus, and every other corpus as notes
 replay_all "$LAUKA_BUILD/fuzz-replay-notes" "$fuzz/corpus-notes" "$fuzz/crashes" "$fuzz/corpus-xctrace"
+# the vendor JSON tables: its corpus, the shipped tables and Intel's fixtures; valgrind's output files
+replay_all "$LAUKA_BUILD/fuzz-replay-vendor" "$fuzz/corpus-vendor" "$LAUKA_SRCDIR/catalog" "$fix/intel-perfmon" "$fuzz/corpus-notes"
+replay_all "$LAUKA_BUILD/fuzz-replay-valgrind" "$fuzz/corpus-valgrind" "$fix/valgrind" "$fuzz/crashes"
 exit 0

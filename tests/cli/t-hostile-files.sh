@@ -13,13 +13,15 @@ expect_rc 0
 for f in new.json new.csv new.md new.svg; do
 	[ "$(owner $f)" = "$uid:$gid 644" ] || fail "$f is $(owner $f), not $uid:$gid 644"
 done
-# A user's existing 0600 export and plot stay theirs and 0600 (they became root's 0644).
+# A user's existing 0600 export and plot stay theirs and 0600 (they became root's 0644).  (Under sudo
+# they are written as that user, so another user's file would become the invoking user's, as a
+# rename by that user would make it: t-sudo-export.sh.)
 echo old >mine.json; echo old >mine.svg
-chown 1234:1234 mine.json mine.svg; chmod 600 mine.json mine.svg
+chown $uid:$gid mine.json mine.svg; chmod 600 mine.json mine.svg
 rec --export-json mine.json --plot mine.svg -- true 'sh -c true'
 expect_rc 0
 for f in mine.json mine.svg; do
-	[ "$(owner $f)" = "1234:1234 600" ] || fail "$f is $(owner $f), not 1234:1234 600"
+	[ "$(owner $f)" = "$uid:$gid 600" ] || fail "$f is $(owner $f), not $uid:$gid 600"
 	[ "$(cat $f)" != old ] || fail "$f was not written"
 done
 [ -z "$(ls | grep '\.tmp-')" ] || fail "temporary files left: $(ls)"

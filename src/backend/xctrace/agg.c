@@ -50,6 +50,21 @@ static size_t *core_slot(struct xct_sum *s, int64_t core)
 	return &s->cores[s->ncores++].last_seq;
 }
 
+/* *acc += v, or -1 (acc unchanged) when the sum needs more than 64 bits: a count never wraps. */
+static int add_u64(uint64_t *acc, uint64_t v)
+{
+	if (*acc > UINT64_MAX - v)
+		return -1;
+	*acc += v;
+	return 0;
+}
+
+static int over_64(char *err, size_t errlen, size_t i)
+{
+	lk_errbuf(err, errlen, "counter %zu adds up to a count over 64 bits (no counter counts that far)", i + 1);
+	return -LK_EINVAL;
+}
+
 int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen)
 {
 	struct xct_sum *s = ctx;
@@ -97,10 +112,9 @@ int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen)
 		t->weight += row->weight;
 	}
 	if (!s->guided) {
-		for (size_t i = 0; i < s->nvalues; i++) {
-			s->totals[i] += row->values[i];
-			t->values[i] += row->values[i];
-		}
+		for (size_t i = 0; i < s->nvalues; i++)
+			if (add_u64(&s->totals[i], row->values[i]) < 0 || add_u64(&t->values[i], row->values[i]) < 0)
+				return over_64(err, errlen, i);
 		return 0;
 	}
 
@@ -123,8 +137,8 @@ int xct_sum_row(void *ctx, const struct xct_row *row, char *err, size_t errlen)
 	if (adjacent) {
 		for (size_t i = 0; i < s->nvalues; i++) {
 			uint64_t d = row->values[i] - t->prev[i];
-			s->totals[i] += d;
-			t->values[i] += d;
+			if (add_u64(&s->totals[i], d) < 0 || add_u64(&t->values[i], d) < 0)
+				return over_64(err, errlen, i);
 		}
 		t->accepted_ns += now - t->prev_time;
 	} else if (t->have_prev) {

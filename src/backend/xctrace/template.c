@@ -547,6 +547,12 @@ int xct_template_patch(const void *base, size_t len, const struct xct_tmpl_opts 
 		lk_errbuf(err, errlen, "not a property list: a NUL byte at offset %zu (XML allows none)",
 			  (size_t)((const char *)memchr(base, '\0', len) - (const char *)base));
 		return -LK_EPLIST;
+	} else {
+		char why[512];
+		if (lk_xmlplist_check(base, len, LK_BPLIST_MAX_DEPTH, why, sizeof(why)) < 0) {
+			lk_errbuf(err, errlen, "%s", why);
+			return -LK_EPLIST;
+		}
 	}
 	plist_t root = parse(base, len);
 	if (!root || plist_get_node_type(root) != PLIST_DICT) {
