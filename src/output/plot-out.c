@@ -14,6 +14,7 @@
 #include "machine/catalog.h"
 #include "catalog/db.h"
 #include "base/replace.h"
+#include "base/sudo.h"
 #include "base/error.h"
 #include "output/plot.h"
 #include "base/util.h"
@@ -187,10 +188,11 @@ int plot_path_check(const char *path, char *err, size_t len)
 	char *slash = strrchr(dir, '/');
 	const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
 	char *probe = xasprintf("%s/.lauka-plot-XXXXXX", d);
-	int fd = mkstemp(probe), r = fd < 0 ? -errno : 0;
+	/* As the invoking user under sudo (base/sudo.h): the plot itself is written with their ids. */
+	int fd = sudo_user_mkstemp(probe), r = fd < 0 ? -errno : 0;
 	if (fd >= 0) {
 		close(fd);
-		unlink(probe);
+		sudo_user_unlink(probe);
 	}
 	if (r < 0)
 		lk_errbuf(err, len, "cannot write '%s': %s", path, strerror(-r));

@@ -21,13 +21,16 @@
 #include "base/error.h"
 #include "backend/kperf/fw.h"
 #include "base/util.h"
+#include "base/sudo.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define KPERF_SAMPLER_PMC_THREAD (1u << 4)
 #define KPERF_ACTIONS_NEEDED 1u		/* action ids are 1-based: 0 is "no action" */
@@ -203,11 +206,17 @@ static void dump(const struct kperf_kdbuf *recs, size_t n)
 	const char *path = getenv("LAUKA_KPERF_DUMP");
 	if (!path || !*path || !n)
 		return;
-	FILE *f = fopen(path, "ab");
-	if (f) {
-		fwrite(recs, sizeof(*recs), n, f);
-		fclose(f);
+	/* Under sudo the file is the invoking user's, created with their ids and through no link (base/sudo.h). */
+	int fd = sudo_user_open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	FILE *f = fdopen(fd, "ab");
+	if (!f) {
+		close(fd);
+		return;
 	}
+	fwrite(recs, sizeof(*recs), n, f);
+	fclose(f);
 }
 
 /* Drain the trace buffer into the aggregation. */
