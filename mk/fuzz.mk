@@ -41,6 +41,10 @@ REPLAYS := $(REPLAY) $(BUILD)/fuzz-replay-xctrace $(BUILD)/fuzz-replay-template 
 	   $(BUILD)/fuzz-replay-vendor $(BUILD)/fuzz-replay-valgrind
 CHECK_DEPS += $(REPLAYS)
 
+# The replays' objects are kept (make would otherwise delete them as intermediates at the end of
+# every make check, printing an 'rm' line after the results).
+.SECONDARY: $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%.o,$(wildcard tests/fuzz/*.c))
+
 $(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c | $(GEN)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")

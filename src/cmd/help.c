@@ -37,9 +37,10 @@ static const char overview[] =
 	"\n"
 	"exit codes: 0 success, 1 usage error, 2 counter scheduling or collection error,\n"
 	"3 a regression gate failed (record --gate) and no command failed,\n"
-	"4 a gate could not tell (record --gate: unbounded interval, too few runs),\n"
-	"otherwise the first failing command's exit code (128 + N when killed by\n"
-	"signal N).\n";
+	"4 a gate could not tell (record --gate: its interval reaches both sides of\n"
+	"the limit, is unbounded, or too few runs), 126/127 a command is not\n"
+	"executable or not found, otherwise the first failing command's exit code\n"
+	"(128 + N when killed by signal N; 130 when lauka itself is interrupted).\n";
 
 static const char record_usage[] =
 	"usage: lauka [record] [options] -- '<cmd1>' ['<cmd2>' ...]\n"
