@@ -218,6 +218,57 @@ START_TEST(test_core_pmu_named_after_core)
 }
 END_TEST
 
+/*
+ * A hybrid Intel machine (tests/fixtures/sysfs-hybrid: Alder Lake's cpu_core, type 4, and cpu_atom,
+ * type 10, each with its cpus and sysfs events): every generic event once per core PMU, encoded as
+ * include/uapi/linux/perf_event.h lays out config for PERF_TYPE_HARDWARE (0xEEEEEEEE000000AA) and
+ * PERF_TYPE_HW_CACHE (0xEEEEEEEE00DDCCBB), EEEEEEEE the PMU's type; sysfs events keep the PMU's own
+ * type (issue 35 item 5).
+ */
+START_TEST(test_hybrid_generic_per_core_pmu)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-hybrid", 1);
+	struct perf_hybrid_pmu h[4];
+	ck_assert_uint_eq(perf_hybrid_pmus(h, 4), 2);
+	ck_assert_str_eq(h[0].name, "cpu_core");
+	ck_assert_uint_eq(h[0].type, 4);
+	ck_assert_str_eq(h[1].name, "cpu_atom");
+	ck_assert_uint_eq(h[1].type, 10);
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	const struct lk_event *ev = pmu_find(&pmu, "cpu_atom/cycles/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 0);			/* PERF_TYPE_HARDWARE */
+	ck_assert_uint_eq(ev->number, 0x0000000a00000000ull);	/* PMU 10, PERF_COUNT_HW_CPU_CYCLES 0 */
+	ev = pmu_find(&pmu, "cpu_core/branch-misses/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 0);
+	ck_assert_uint_eq(ev->number, 0x0000000400000005ull);	/* PMU 4, PERF_COUNT_HW_BRANCH_MISSES 5 */
+	ev = pmu_find(&pmu, "cpu_atom/L1-dcache-load-misses/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 3);			/* PERF_TYPE_HW_CACHE */
+	ck_assert_uint_eq(ev->number, 0x0000000a00010000ull);	/* L1D 0, READ 0, MISS 1 */
+	/* sysfs's own event of that name: the PMU's type, its raw encoding */
+	ev = pmu_find(&pmu, "cpu_atom/instructions/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 10);
+	ck_assert_uint_eq(ev->number, 0xc0);
+	/* the generic name itself is unchanged (PMU type 0: the kernel's PERF_TYPE_RAW, the big cores) */
+	ev = pmu_find(&pmu, "cycles");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->number, 0);
+	pmu_release(&pmu);
+	/* one core PMU is not hybrid: no twins */
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
+	ck_assert_uint_eq(perf_hybrid_pmus(h, 4), 0);
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	ck_assert_ptr_null(pmu_find(&pmu, "cpu_core/cycles/"));
+	pmu_release(&pmu);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
 START_TEST(test_suggest)
 {
 	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
@@ -307,6 +358,7 @@ Suite *backend_suite(void)
 	tcase_add_test(tc, test_perf_catalog_fixture);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_core_pmu_named_after_core);
+	tcase_add_test(tc, test_hybrid_generic_per_core_pmu);
 	suite_add_tcase(s, tc);
 	return s;
 }

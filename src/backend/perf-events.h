@@ -41,6 +41,17 @@ int perf_core_pmu_name(char *buf, size_t len);
 /* Is the PMU named by name[0..len) a core PMU by that rule? */
 int perf_is_core_pmu(const char *name, size_t len);
 /*
+ * The core PMUs of a hybrid Intel CPU (`cpu_core`, `cpu_atom`) with their sysfs types, in that
+ * order: how many (0 unless there are at least two), the first `max` of them in out.  The perf
+ * catalogue then has every generic hardware and cache event once per core PMU (`cpu_atom/cycles/`,
+ * config | type << 32: the extended type of Linux 5.18); perf_hybrid_twins finds them.
+ */
+struct perf_hybrid_pmu {
+	const char *name;	/* static */
+	uint32_t type;
+};
+size_t perf_hybrid_pmus(struct perf_hybrid_pmu *out, size_t max);
+/*
  * How many hardware events one group may hold here, measured: cycles plus instructions until the
  * kernel refuses one more (on Arm: the general counters plus the cycle counter).  0 when not even
  * cycles opens (no PMU) or no limit was found.
