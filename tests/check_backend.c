@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#ifdef __linux__
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <unistd.h>
+#endif
 
 #include "backend/backend.h"
 #include "base/error.h"
@@ -269,6 +274,104 @@ START_TEST(test_hybrid_generic_per_core_pmu)
 }
 END_TEST
 
+#ifdef __linux__
+/*
+ * A stand-in for perf_event_open(2) that keeps the attrs lauka gives the kernel and answers as the
+ * kernel does on a hybrid CPU: a group whose events are on different PMUs is refused with EINVAL
+ * (perf_event_open: a group lives in one PMU's context).  The PMU of a generic event is config's
+ * high 32 bits, PERF_TYPE_RAW (4, the big cores) when they are 0 (include/uapi/linux/perf_event.h).
+ */
+static struct {
+	struct perf_event_attr attr;
+	int group;
+	bool opened;
+} opens[32];
+static size_t nopens;
+static int fd_pmu[1024];
+
+static uint64_t attr_pmu(const struct perf_event_attr *a)
+{
+	if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE)
+		return a->config >> 32 ? a->config >> 32 : PERF_TYPE_RAW;
+	return a->type;
+}
+
+static long fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
+{
+	(void)pid;
+	(void)cpu;
+	(void)flags;
+	ck_assert_uint_lt(nopens, 32);
+	opens[nopens].attr = *attr;
+	opens[nopens].group = group;
+	opens[nopens].opened = false;
+	nopens++;
+	if (group >= 0 && group < 1024 && (uint64_t)fd_pmu[group] != attr_pmu(attr)) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_lt(fd, 1024);
+	fd_pmu[fd] = (int)attr_pmu(attr);
+	opens[nopens - 1].opened = true;
+	return fd;
+}
+
+/* Issue 35 item 5: on a hybrid CPU a generic event is opened once per core PMU, with its extended type. */
+START_TEST(test_hybrid_open_per_core_pmu)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-hybrid", 1);
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	const struct lk_event *tw[4];
+	ck_assert_uint_eq(perf_hybrid_twins(&pmu, pmu_find(&pmu, "cycles"), tw, 4), 2);
+	ck_assert_str_eq(tw[0]->name, "cpu_core/cycles/");
+	ck_assert_str_eq(tw[1]->name, "cpu_atom/cycles/");
+	ck_assert_uint_eq(perf_hybrid_twins(&pmu, pmu_find(&pmu, "task-clock"), tw, 4), 0);
+	ck_assert_uint_eq(perf_hybrid_twins(&pmu, pmu_find(&pmu, "cpu_atom/cycles/"), tw, 4), 0);
+	ck_assert_uint_eq(perf_hybrid_twins(&pmu, pmu_find(&pmu, "L1-dcache-loads"), tw, 4), 2);
+
+	const struct lk_backend *b = backend_find("perf");
+	ck_assert_ptr_nonnull(b);
+	struct lk_evsel sel[2] = {
+		{ .ev = pmu_find(&pmu, "cpu_core/cycles/"), .counter = -1 },
+		{ .ev = pmu_find(&pmu, "cpu_atom/cycles/"), .counter = -1 },
+	};
+	void *priv = calloc(1, b->priv_size);
+	nopens = 0;
+	perf_set_open_hook(fake_open);
+	ck_assert_int_eq(b->open(priv, sel, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(sel[0].err, 0);
+	ck_assert_int_eq(sel[1].err, 0);
+	nopens = 0;
+	ck_assert_int_eq(b->attach(priv, 4242, err, sizeof(err)), 0);
+	/* every event of each PMU ends up open, as the kernel encodes it: PERF_TYPE_HARDWARE (0),
+	 * config 0xEEEEEEEE000000AA with EEEEEEEE the PMU's sysfs type, AA PERF_COUNT_HW_CPU_CYCLES (0) */
+	bool core = false, atom = false;
+	for (size_t i = 0; i < nopens; i++) {
+		if (!opens[i].opened)
+			continue;
+		ck_assert_uint_eq(opens[i].attr.type, 0);
+		if (opens[i].attr.config == 0x0000000400000000ull)
+			core = true;
+		else if (opens[i].attr.config == 0x0000000a00000000ull)
+			atom = true;
+		else
+			ck_abort_msg("unexpected config 0x%llx", (unsigned long long)opens[i].attr.config);
+	}
+	ck_assert(core && atom);
+	b->detach(priv);
+	b->close(priv);
+	perf_set_open_hook(NULL);
+	free(priv);
+	pmu_release(&pmu);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+#endif
+
 START_TEST(test_suggest)
 {
 	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
@@ -359,6 +462,9 @@ Suite *backend_suite(void)
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_core_pmu_named_after_core);
 	tcase_add_test(tc, test_hybrid_generic_per_core_pmu);
+#ifdef __linux__
+	tcase_add_test(tc, test_hybrid_open_per_core_pmu);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }

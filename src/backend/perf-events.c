@@ -456,6 +456,25 @@ static void add_hybrid_generic(struct lk_pmu *pmu)
 		}
 }
 
+size_t perf_hybrid_twins(const struct lk_pmu *pmu, const struct lk_event *ev, const struct lk_event **out,
+			 size_t max)
+{
+	if (!pmu || !ev || (ev->perf_type != PERF_TYPE_HARDWARE && ev->perf_type != PERF_TYPE_HW_CACHE) ||
+	    ev->number >> 32 || !pmu->kind || strcmp(pmu->kind, "perf"))
+		return 0;
+	struct perf_hybrid_pmu h[4];
+	size_t nh = perf_hybrid_pmus(h, ARRAY_SIZE(h)), n = 0;
+	for (size_t p = 0; p < nh && p < ARRAY_SIZE(h) && n < max; p++) {
+		char *name = xasprintf("%s/%s/", h[p].name, ev->name);
+		const struct lk_event *t = pmu_find_exact(pmu, name);
+		free(name);
+		if (!t)
+			return 0;	/* a catalogue built before this machine's PMUs were read: keep the event */
+		out[n++] = t;
+	}
+	return n;
+}
+
 /*
  * The counters the kernel's driver gives one task: a group of cycles and then instructions grows
  * until perf_event_open refuses it (the kernel checks that a whole group fits the PMU at open:

@@ -52,6 +52,13 @@ struct perf_hybrid_pmu {
 };
 size_t perf_hybrid_pmus(struct perf_hybrid_pmu *out, size_t max);
 /*
+ * On a hybrid machine, the events that count generic event `ev` (PERF_TYPE_HARDWARE or
+ * PERF_TYPE_HW_CACHE without a PMU in config) on each core PMU, taken from catalogue `pmu`: how
+ * many were found (at most max, in perf_hybrid_pmus' order); 0 elsewhere and for other events.
+ */
+size_t perf_hybrid_twins(const struct lk_pmu *pmu, const struct lk_event *ev, const struct lk_event **out,
+			 size_t max);
+/*
  * How many hardware events one group may hold here, measured: cycles plus instructions until the
  * kernel refuses one more (on Arm: the general counters plus the cycle counter).  0 when not even
  * cycles opens (no PMU) or no limit was found.
@@ -72,5 +79,17 @@ void perf_count_user_only(void);
  * with pid >= 0 on a PMU whose task_ctx_nr is perf_invalid_context).
  */
 int perf_pmu_system_wide(const char *pmu, size_t len);
+
+#ifdef __linux__
+#include <sys/types.h>
+/*
+ * Tests only: every perf_event_open(2) of the perf backend (backend/perf.c) goes to fn instead of
+ * the kernel, which sees the attrs lauka builds (returns an fd, or -1 with errno); NULL restores
+ * the system call.
+ */
+struct perf_event_attr;
+typedef long (*perf_open_fn)(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags);
+void perf_set_open_hook(perf_open_fn fn);
+#endif
 
 #endif
