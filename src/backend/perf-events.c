@@ -456,6 +456,16 @@ static void add_hybrid_generic(struct lk_pmu *pmu)
 		}
 }
 
+const char *perf_hybrid_pmu_of_type(uint32_t type)
+{
+	struct perf_hybrid_pmu h[4];
+	size_t nh = perf_hybrid_pmus(h, ARRAY_SIZE(h));
+	for (size_t p = 0; p < nh && p < ARRAY_SIZE(h); p++)
+		if (h[p].type == type)
+			return h[p].name;
+	return NULL;
+}
+
 size_t perf_hybrid_twins(const struct lk_pmu *pmu, const struct lk_event *ev, const struct lk_event **out,
 			 size_t max)
 {

@@ -52,6 +52,12 @@ struct perf_hybrid_pmu {
 };
 size_t perf_hybrid_pmus(struct perf_hybrid_pmu *out, size_t max);
 /*
+ * On a hybrid machine, the name of the core PMU of sysfs type `type` (cpu_core is the one the
+ * kernel also registers as PERF_TYPE_RAW, 4), or NULL: perf's spelling of such a PMU's raw
+ * encoding is `cpu_core/event=0xc0,umask=0x0/`, as there is no `cpu` PMU there.
+ */
+const char *perf_hybrid_pmu_of_type(uint32_t type);
+/*
  * On a hybrid machine, the events that count generic event `ev` (PERF_TYPE_HARDWARE or
  * PERF_TYPE_HW_CACHE without a PMU in config) on each core PMU, taken from catalogue `pmu`: how
  * many were found (at most max, in perf_hybrid_pmus' order); 0 elsewhere and for other events.
