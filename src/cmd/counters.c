@@ -347,7 +347,8 @@ static void encoding(const struct lk_pmu *p, const struct lk_event *e, char *buf
 		pfmcat_arm_perf_string(dev, e->number, buf, len);
 	} else if ((!p->arch || !strcmp(p->arch, "x86_64")) && strcmp(p->kind, "kpep")) {
 		/* a hybrid Intel CPU has no `cpu` PMU: perf takes cpu_core/…/ and cpu_atom/…/ (issue 35 item 5) */
-		const char *hybrid = !strcmp(p->kind, "perf") ? perf_hybrid_pmu_of_type(e->perf_type) : NULL;
+		const char *hybrid = !strcmp(p->kind, "perf") || !strcmp(p->kind, "perfmon") ?
+					     perf_hybrid_pmu_of_type(e->perf_type) : NULL;
 		if (e->perf_type != 4 /* PERF_TYPE_RAW */ && !hybrid)
 			return;
 		pfmcat_perf_string(pfmcat_is_intel(p), e->number, e->config1, buf, len);

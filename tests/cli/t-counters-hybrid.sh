@@ -24,4 +24,19 @@ fi
 run env LAUKA_SYSFS_PMUS="$LAUKA_SRCDIR/tests/fixtures/sysfs" "$LAUKA" counters --backend perf
 expect_rc 0
 printf '%s\n' "$out" | grep -q '^cpu_core/cycles/' && fail "twins without a hybrid CPU: $out"
+# Intel's E-core table, imported, is bound to cpu_atom (PERF_TYPE_RAW would program it into the P-cores'
+# PMU); a P-core table stays on PERF_TYPE_RAW, i.e. cpu_core
+printf '{"Header":{"Info":"Gracemont - V1.0"},"Events":[{"EventName":"INST_RETIRED.ANY_P","EventCode":"0xc0","UMask":"0x00","Counter":"0,1,2,3,4,5"}]}\n' > alderlake_gracemont_core.json
+printf '{"Header":{"Info":"Golden Cove - V1.0"},"Events":[{"EventName":"INST_RETIRED.ANY_P","EventCode":"0xc0","UMask":"0x00","Counter":"0,1,2,3,4,5,6,7"}]}\n' > alderlake_goldencove_core.json
+for t in alderlake_gracemont_core alderlake_goldencove_core; do
+	run "$LAUKA" counters --import $t.json
+	expect_rc 0
+done
+run "$LAUKA" counters --pmu alderlake_gracemont_core --json
+expect_out '"encoding": "cpu_atom/event=0xc0,umask=0x0/", .*"perf_type": 10, "config": 192,'
+run "$LAUKA" counters --pmu alderlake_goldencove_core --json
+expect_out '"encoding": "cpu_core/event=0xc0,umask=0x0/", .*"perf_type": 4, "config": 192,'
+# without a hybrid CPU the E-core table is PERF_TYPE_RAW as before, spelt cpu/
+run env LAUKA_SYSFS_PMUS="$LAUKA_SRCDIR/tests/fixtures/sysfs" "$LAUKA" counters --pmu alderlake_gracemont_core --json
+expect_out '"encoding": "cpu/event=0xc0,umask=0x0/", .*"perf_type": 4,'
 exit 0
