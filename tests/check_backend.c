@@ -364,6 +364,16 @@ START_TEST(test_hybrid_open_per_core_pmu)
 	ck_assert(core && atom);
 	b->detach(priv);
 	b->close(priv);
+	/* a PMU's own sysfs event, and a raw row bound to cpu_atom: attr.type is the PMU's sysfs type */
+	struct lk_event raw = { .name = "inst_retired.any_p", .perf_type = 10, .number = 0xc0, .fixed_counter = -1 };
+	const struct lk_event *evs[2] = { pmu_find(&pmu, "cpu_atom/instructions/"), &raw };
+	for (size_t k = 0; k < 2; k++) {
+		nopens = 0;
+		ck_assert_int_eq(b->supported(evs[k], err, sizeof(err)), 0);
+		ck_assert_uint_eq(nopens, 1);
+		ck_assert_uint_eq(opens[0].attr.type, 10);
+		ck_assert_uint_eq(opens[0].attr.config, 0xc0);
+	}
 	perf_set_open_hook(NULL);
 	free(priv);
 	pmu_release(&pmu);
