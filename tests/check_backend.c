@@ -318,6 +318,67 @@ static long fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int grou
 	return fd;
 }
 
+/*
+ * The same, answering each read with {value, time_enabled, time_running, id} of perf's example in
+ * tools/perf/Documentation/intel-hybrid.txt ("perf stat -e cycles -- taskset -c 16 ./triad_loop"):
+ * the task on an E-core, cpu_core's cycles on a counter 0.47% of the time.
+ */
+static long fake_open_counts(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
+{
+	long fd = fake_open(attr, pid, cpu, group, flags);
+	if (fd < 0)
+		return fd;
+	close((int)fd);
+	int pfd[2];
+	ck_assert_int_eq(pipe(pfd), 0);
+	ck_assert_int_lt(pfd[0], 1024);
+	fd_pmu[pfd[0]] = (int)attr_pmu(attr);
+	uint64_t v[4] = { 0, 206505423, 0, 0 };
+	if (attr->config == 0x0000000400000000ull)
+		v[0] = 751035, v[2] = 966647;
+	else
+		v[0] = 601381075, v[2] = 205538776;
+	ck_assert_int_eq(write(pfd[1], v, sizeof(v)), (int)sizeof(v));
+	close(pfd[1]);
+	return pfd[0];
+}
+
+/* The time a hybrid event's task spent on the other core type is not multiplexing: no scaling. */
+START_TEST(test_hybrid_counts_not_scaled)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-hybrid", 1);
+	setenv("LAUKA_PERF_PER_CHILD", "1", 1);
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	const struct lk_backend *b = backend_find("perf");
+	struct lk_evsel sel[2] = {
+		{ .ev = pmu_find(&pmu, "cpu_core/cycles/"), .counter = -1 },
+		{ .ev = pmu_find(&pmu, "cpu_atom/cycles/"), .counter = -1 },
+	};
+	void *priv = calloc(1, b->priv_size);
+	perf_set_open_hook(fake_open_counts);
+	ck_assert_int_eq(b->open(priv, sel, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(b->attach(priv, 4242, err, sizeof(err)), 0);
+	struct lk_counts c[2];
+	struct lk_run_info run = { 0 };
+	ck_assert_int_eq(b->read(priv, &run, c, err, sizeof(err)), 0);
+	for (int k = 0; k < 2; k++)
+		counts_scale(&c[k]);
+	/* perf stat scales the first to 160,444,092; the count is 751,035 (perf stat --no-scale) */
+	ck_assert_uint_eq(c[0].value, 751035);
+	ck_assert_uint_eq(c[1].value, 601381075);
+	ck_assert(!c[0].scaled && !c[1].scaled);
+	b->detach(priv);
+	b->close(priv);
+	perf_set_open_hook(NULL);
+	free(priv);
+	pmu_release(&pmu);
+	unsetenv("LAUKA_PERF_PER_CHILD");
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
 /* Issue 35 item 5: on a hybrid CPU a generic event is opened once per core PMU, with its extended type. */
 START_TEST(test_hybrid_open_per_core_pmu)
 {
@@ -474,6 +535,7 @@ Suite *backend_suite(void)
 	tcase_add_test(tc, test_hybrid_generic_per_core_pmu);
 #ifdef __linux__
 	tcase_add_test(tc, test_hybrid_open_per_core_pmu);
+	tcase_add_test(tc, test_hybrid_counts_not_scaled);
 #endif
 	suite_add_tcase(s, tc);
 	return s;
