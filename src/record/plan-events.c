@@ -231,7 +231,7 @@ static int select_name(struct record *rec, const char *name, bool split)
 		}
 		if (ev) {
 			perf_count_user_only();
-			sel_add(rec, 1, ev, true);
+			sel_add_counter(rec, ev, true, split);
 			return 0;
 		}
 	}

@@ -20,6 +20,8 @@ else
 	expect_rc 2
 	expect_err "^error: cannot count 'cpu_core/instructions/' with the perf backend"
 fi
+run "$LAUKA" record --backend perf -n 3 -m cycles:u -- true
+if [ "$rc" -eq 0 ]; then expect_out '^cpu_atom/cycles/ '; else expect_err "^error: cannot count 'cpu_core/cycles/' with the perf backend"; fi
 # one core PMU is no hybrid machine: no twins
 run env LAUKA_SYSFS_PMUS="$LAUKA_SRCDIR/tests/fixtures/sysfs" "$LAUKA" counters --backend perf
 expect_rc 0
