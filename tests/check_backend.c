@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#ifdef __linux__
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <unistd.h>
+#endif
 
 #include "backend/backend.h"
 #include "base/error.h"
@@ -218,6 +223,226 @@ START_TEST(test_core_pmu_named_after_core)
 }
 END_TEST
 
+/*
+ * A hybrid Intel machine (tests/fixtures/sysfs-hybrid: Alder Lake's cpu_core, type 4, and cpu_atom,
+ * type 10, each with its cpus and sysfs events): every generic event once per core PMU, encoded as
+ * include/uapi/linux/perf_event.h lays out config for PERF_TYPE_HARDWARE (0xEEEEEEEE000000AA) and
+ * PERF_TYPE_HW_CACHE (0xEEEEEEEE00DDCCBB), EEEEEEEE the PMU's type; sysfs events keep the PMU's own
+ * type (issue 35 item 5).
+ */
+START_TEST(test_hybrid_generic_per_core_pmu)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-hybrid", 1);
+	struct perf_hybrid_pmu h[4];
+	ck_assert_uint_eq(perf_hybrid_pmus(h, 4), 2);
+	ck_assert_str_eq(h[0].name, "cpu_core");
+	ck_assert_uint_eq(h[0].type, 4);
+	ck_assert_str_eq(h[1].name, "cpu_atom");
+	ck_assert_uint_eq(h[1].type, 10);
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	const struct lk_event *ev = pmu_find(&pmu, "cpu_atom/cycles/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 0);			/* PERF_TYPE_HARDWARE */
+	ck_assert_uint_eq(ev->number, 0x0000000a00000000ull);	/* PMU 10, PERF_COUNT_HW_CPU_CYCLES 0 */
+	ev = pmu_find(&pmu, "cpu_core/branch-misses/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 0);
+	ck_assert_uint_eq(ev->number, 0x0000000400000005ull);	/* PMU 4, PERF_COUNT_HW_BRANCH_MISSES 5 */
+	ev = pmu_find(&pmu, "cpu_atom/L1-dcache-load-misses/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 3);			/* PERF_TYPE_HW_CACHE */
+	ck_assert_uint_eq(ev->number, 0x0000000a00010000ull);	/* L1D 0, READ 0, MISS 1 */
+	/* sysfs's own event of that name: the PMU's type, its raw encoding */
+	ev = pmu_find(&pmu, "cpu_atom/instructions/");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->perf_type, 10);
+	ck_assert_uint_eq(ev->number, 0xc0);
+	/* the generic name itself is unchanged (PMU type 0: the kernel's PERF_TYPE_RAW, the big cores) */
+	ev = pmu_find(&pmu, "cycles");
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(ev->number, 0);
+	pmu_release(&pmu);
+	/* one core PMU is not hybrid: no twins */
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
+	ck_assert_uint_eq(perf_hybrid_pmus(h, 4), 0);
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	ck_assert_ptr_null(pmu_find(&pmu, "cpu_core/cycles/"));
+	pmu_release(&pmu);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
+#ifdef __linux__
+/*
+ * A stand-in for perf_event_open(2) that keeps the attrs lauka gives the kernel and answers as the
+ * kernel does on a hybrid CPU: a group whose events are on different PMUs is refused with EINVAL
+ * (perf_event_open: a group lives in one PMU's context).  The PMU of a generic event is config's
+ * high 32 bits, PERF_TYPE_RAW (4, the big cores) when they are 0 (include/uapi/linux/perf_event.h).
+ */
+static struct {
+	struct perf_event_attr attr;
+	int group;
+	bool opened;
+} opens[32];
+static size_t nopens;
+static int fd_pmu[1024];
+
+static uint64_t attr_pmu(const struct perf_event_attr *a)
+{
+	if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE)
+		return a->config >> 32 ? a->config >> 32 : PERF_TYPE_RAW;
+	return a->type;
+}
+
+static long fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
+{
+	(void)pid;
+	(void)cpu;
+	(void)flags;
+	ck_assert_uint_lt(nopens, 32);
+	opens[nopens].attr = *attr;
+	opens[nopens].group = group;
+	opens[nopens].opened = false;
+	nopens++;
+	if (group >= 0 && group < 1024 && (uint64_t)fd_pmu[group] != attr_pmu(attr)) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_lt(fd, 1024);
+	fd_pmu[fd] = (int)attr_pmu(attr);
+	opens[nopens - 1].opened = true;
+	return fd;
+}
+
+/*
+ * The same, answering each read with {value, time_enabled, time_running, id} of perf's example in
+ * tools/perf/Documentation/intel-hybrid.txt ("perf stat -e cycles -- taskset -c 16 ./triad_loop"):
+ * the task on an E-core, cpu_core's cycles on a counter 0.47% of the time.
+ */
+static long fake_open_counts(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
+{
+	long fd = fake_open(attr, pid, cpu, group, flags);
+	if (fd < 0)
+		return fd;
+	close((int)fd);
+	int pfd[2];
+	ck_assert_int_eq(pipe(pfd), 0);
+	ck_assert_int_lt(pfd[0], 1024);
+	fd_pmu[pfd[0]] = (int)attr_pmu(attr);
+	uint64_t v[4] = { 0, 206505423, 0, 0 };
+	if (attr->config == 0x0000000400000000ull)
+		v[0] = 751035, v[2] = 966647;
+	else
+		v[0] = 601381075, v[2] = 205538776;
+	ck_assert_int_eq(write(pfd[1], v, sizeof(v)), (int)sizeof(v));
+	close(pfd[1]);
+	return pfd[0];
+}
+
+/* The time a hybrid event's task spent on the other core type is not multiplexing: no scaling. */
+START_TEST(test_hybrid_counts_not_scaled)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-hybrid", 1);
+	setenv("LAUKA_PERF_PER_CHILD", "1", 1);
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	const struct lk_backend *b = backend_find("perf");
+	struct lk_evsel sel[2] = {
+		{ .ev = pmu_find(&pmu, "cpu_core/cycles/"), .counter = -1 },
+		{ .ev = pmu_find(&pmu, "cpu_atom/cycles/"), .counter = -1 },
+	};
+	void *priv = calloc(1, b->priv_size);
+	perf_set_open_hook(fake_open_counts);
+	ck_assert_int_eq(b->open(priv, sel, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(b->attach(priv, 4242, err, sizeof(err)), 0);
+	struct lk_counts c[2];
+	struct lk_run_info run = { 0 };
+	ck_assert_int_eq(b->read(priv, &run, c, err, sizeof(err)), 0);
+	for (int k = 0; k < 2; k++)
+		counts_scale(&c[k]);
+	/* perf stat scales the first to 160,444,092; the count is 751,035 (perf stat --no-scale) */
+	ck_assert_uint_eq(c[0].value, 751035);
+	ck_assert_uint_eq(c[1].value, 601381075);
+	ck_assert(!c[0].scaled && !c[1].scaled);
+	b->detach(priv);
+	b->close(priv);
+	perf_set_open_hook(NULL);
+	free(priv);
+	pmu_release(&pmu);
+	unsetenv("LAUKA_PERF_PER_CHILD");
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
+/* Issue 35 item 5: on a hybrid CPU a generic event is opened once per core PMU, with its extended type. */
+START_TEST(test_hybrid_open_per_core_pmu)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-hybrid", 1);
+	struct lk_pmu pmu = { 0 };
+	char err[128];
+	ck_assert_int_eq(perf_events_catalog(&pmu, err, sizeof(err)), 0);
+	const struct lk_event *tw[4];
+	ck_assert_uint_eq(perf_hybrid_twins(&pmu, pmu_find(&pmu, "cycles"), tw, 4), 2);
+	ck_assert_str_eq(tw[0]->name, "cpu_core/cycles/");
+	ck_assert_str_eq(tw[1]->name, "cpu_atom/cycles/");
+	ck_assert_uint_eq(perf_hybrid_twins(&pmu, pmu_find(&pmu, "task-clock"), tw, 4), 0);
+	ck_assert_uint_eq(perf_hybrid_twins(&pmu, pmu_find(&pmu, "cpu_atom/cycles/"), tw, 4), 0);
+	ck_assert_uint_eq(perf_hybrid_twins(&pmu, pmu_find(&pmu, "L1-dcache-loads"), tw, 4), 2);
+
+	const struct lk_backend *b = backend_find("perf");
+	ck_assert_ptr_nonnull(b);
+	struct lk_evsel sel[2] = {
+		{ .ev = pmu_find(&pmu, "cpu_core/cycles/"), .counter = -1 },
+		{ .ev = pmu_find(&pmu, "cpu_atom/cycles/"), .counter = -1 },
+	};
+	void *priv = calloc(1, b->priv_size);
+	nopens = 0;
+	perf_set_open_hook(fake_open);
+	ck_assert_int_eq(b->open(priv, sel, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(sel[0].err, 0);
+	ck_assert_int_eq(sel[1].err, 0);
+	nopens = 0;
+	ck_assert_int_eq(b->attach(priv, 4242, err, sizeof(err)), 0);
+	/* every event of each PMU ends up open, as the kernel encodes it: PERF_TYPE_HARDWARE (0),
+	 * config 0xEEEEEEEE000000AA with EEEEEEEE the PMU's sysfs type, AA PERF_COUNT_HW_CPU_CYCLES (0) */
+	bool core = false, atom = false;
+	for (size_t i = 0; i < nopens; i++) {
+		if (!opens[i].opened)
+			continue;
+		ck_assert_uint_eq(opens[i].attr.type, 0);
+		if (opens[i].attr.config == 0x0000000400000000ull)
+			core = true;
+		else if (opens[i].attr.config == 0x0000000a00000000ull)
+			atom = true;
+		else
+			ck_abort_msg("unexpected config 0x%llx", (unsigned long long)opens[i].attr.config);
+	}
+	ck_assert(core && atom);
+	b->detach(priv);
+	b->close(priv);
+	/* a PMU's own sysfs event, and a raw row bound to cpu_atom: attr.type is the PMU's sysfs type */
+	struct lk_event raw = { .name = "inst_retired.any_p", .perf_type = 10, .number = 0xc0, .fixed_counter = -1 };
+	const struct lk_event *evs[2] = { pmu_find(&pmu, "cpu_atom/instructions/"), &raw };
+	for (size_t k = 0; k < 2; k++) {
+		nopens = 0;
+		ck_assert_int_eq(b->supported(evs[k], err, sizeof(err)), 0);
+		ck_assert_uint_eq(nopens, 1);
+		ck_assert_uint_eq(opens[0].attr.type, 10);
+		ck_assert_uint_eq(opens[0].attr.config, 0xc0);
+	}
+	perf_set_open_hook(NULL);
+	free(priv);
+	pmu_release(&pmu);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+#endif
+
 START_TEST(test_suggest)
 {
 	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
@@ -307,6 +532,11 @@ Suite *backend_suite(void)
 	tcase_add_test(tc, test_perf_catalog_fixture);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_core_pmu_named_after_core);
+	tcase_add_test(tc, test_hybrid_generic_per_core_pmu);
+#ifdef __linux__
+	tcase_add_test(tc, test_hybrid_open_per_core_pmu);
+	tcase_add_test(tc, test_hybrid_counts_not_scaled);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }

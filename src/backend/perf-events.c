@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +382,110 @@ int perf_have_core_pmu(void)
 }
 
 /*
+ * Hybrid Intel CPUs (issue 35 item 5).  On Alder Lake and later the x86 driver registers one PMU per
+ * core type, `cpu_core` (P-cores) and `cpu_atom` (E-cores), each with a dynamic type and a `cpus`
+ * file (arch/x86/events/intel/core.c, intel_pmu_init's hybrid PMUs, and arch/x86/events/core.c
+ * init_hw_perf_events, which registers only the big-core PMU for PERF_TYPE_RAW).  A generic event
+ * without a PMU then counts on the P-cores only: since Linux 5.18 perf_init_event
+ * (kernel/events/core.c) takes the PMU of a PERF_TYPE_HARDWARE or PERF_TYPE_HW_CACHE event from
+ * config bits 32-63 (include/uapi/linux/perf_event.h, PERF_PMU_TYPE_SHIFT: "0xEEEEEEEE000000AA ...
+ * If the PMU type ID is 0, the PERF_TYPE_RAW will be applied").
+ */
+size_t perf_hybrid_pmus(struct perf_hybrid_pmu *out, size_t max)
+{
+	static const char *const names[] = { "cpu_core", "cpu_atom" };
+	struct perf_hybrid_pmu found[ARRAY_SIZE(names)];
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char path[4096];
+		if (pathf(path, sizeof(path), "%s/%s/type", sysfs_root(), names[i]) < 0)
+			continue;
+		char *t = read_small(path);
+		if (!t)
+			continue;
+		char *end;
+		unsigned long type = strtoul(t, &end, 10);
+		/* the big core's PMU takes PERF_TYPE_RAW (4), the other a dynamic type */
+		bool ok = end != t && !*end && type >= 4 && type <= 0xffffffffUL;
+		free(t);
+		if (!ok)
+			continue;
+		found[n].name = names[i];
+		found[n].type = (uint32_t)type;
+		n++;
+	}
+	if (n < 2)
+		return 0;	/* one core type: not hybrid, generic events go to the one core PMU */
+	for (size_t i = 0; i < n && i < max; i++)
+		out[i] = found[i];
+	return n;
+}
+
+/*
+ * On a hybrid machine, each generic hardware and hardware-cache event once per core PMU, named as
+ * perf names them there (`cpu_atom/cycles/`), with the PMU's type in config bits 32-63.  A name
+ * the PMU's sysfs already gives (`cpu_core/instructions/`, its raw encoding with the PMU's own
+ * type, which perf also resolves that name to) is left as sysfs has it.
+ */
+static void add_hybrid_generic(struct lk_pmu *pmu)
+{
+	struct perf_hybrid_pmu h[4];
+	size_t nh = perf_hybrid_pmus(h, ARRAY_SIZE(h));
+	size_t n0 = pmu->nevents;
+	for (size_t p = 0; p < nh && p < ARRAY_SIZE(h); p++)
+		for (size_t i = 0; i < n0; i++) {
+			const struct lk_event *g = &pmu->events[i];
+			if ((g->perf_type != PERF_TYPE_HARDWARE && g->perf_type != PERF_TYPE_HW_CACHE) || g->number >> 32)
+				continue;
+			char *name = xasprintf("%s/%s/", h[p].name, g->name);
+			bool have = false;
+			for (size_t k = 0; k < pmu->nevents && !have; k++)
+				have = !strcmp(pmu->events[k].name, name);
+			if (!have) {
+				char *desc = xasprintf("%s, on the %s cores only (the %s PMU, type %" PRIu32 ")",
+						       g->description ? g->description : g->name,
+						       strcmp(h[p].name, "cpu_atom") ? "P" : "E", h[p].name, h[p].type);
+				struct lk_event ev = *g;
+				ev.name = name;
+				ev.description = desc;
+				ev.number = g->number | (uint64_t)h[p].type << 32;
+				pmu_add_event(pmu, &ev);	/* may move pmu->events: g is not used after this */
+				free(desc);
+			}
+			free(name);
+		}
+}
+
+const char *perf_hybrid_pmu_of_type(uint32_t type)
+{
+	struct perf_hybrid_pmu h[4];
+	size_t nh = perf_hybrid_pmus(h, ARRAY_SIZE(h));
+	for (size_t p = 0; p < nh && p < ARRAY_SIZE(h); p++)
+		if (h[p].type == type)
+			return h[p].name;
+	return NULL;
+}
+
+size_t perf_hybrid_twins(const struct lk_pmu *pmu, const struct lk_event *ev, const struct lk_event **out,
+			 size_t max)
+{
+	if (!pmu || !ev || (ev->perf_type != PERF_TYPE_HARDWARE && ev->perf_type != PERF_TYPE_HW_CACHE) ||
+	    ev->number >> 32 || !pmu->kind || strcmp(pmu->kind, "perf"))
+		return 0;
+	struct perf_hybrid_pmu h[4];
+	size_t nh = perf_hybrid_pmus(h, ARRAY_SIZE(h)), n = 0;
+	for (size_t p = 0; p < nh && p < ARRAY_SIZE(h) && n < max; p++) {
+		char *name = xasprintf("%s/%s/", h[p].name, ev->name);
+		const struct lk_event *t = pmu_find_exact(pmu, name);
+		free(name);
+		if (!t)
+			return 0;	/* a catalogue built before this machine's PMUs were read: keep the event */
+		out[n++] = t;
+	}
+	return n;
+}
+
+/*
  * The counters the kernel's driver gives one task: a group of cycles and then instructions grows
  * until perf_event_open refuses it (the kernel checks that a whole group fits the PMU at open:
  * validate_group in drivers/perf/arm_pmu.c and arch/x86/events/core.c), as doctor measures it.
@@ -490,6 +595,7 @@ int perf_events_catalog(struct lk_pmu *pmu, char *err, size_t len)
 			add_sysfs_pmu(pmu, dir, pmus[i]);
 	}
 	free_list(pmus, n);
+	add_hybrid_generic(pmu);
 	(void)err;
 	(void)len;
 	return 0;

@@ -41,6 +41,30 @@ int perf_core_pmu_name(char *buf, size_t len);
 /* Is the PMU named by name[0..len) a core PMU by that rule? */
 int perf_is_core_pmu(const char *name, size_t len);
 /*
+ * The core PMUs of a hybrid Intel CPU (`cpu_core`, `cpu_atom`) with their sysfs types, in that
+ * order: how many (0 unless there are at least two), the first `max` of them in out.  The perf
+ * catalogue then has every generic hardware and cache event once per core PMU (`cpu_atom/cycles/`,
+ * config | type << 32: the extended type of Linux 5.18); perf_hybrid_twins finds them.
+ */
+struct perf_hybrid_pmu {
+	const char *name;	/* static */
+	uint32_t type;
+};
+size_t perf_hybrid_pmus(struct perf_hybrid_pmu *out, size_t max);
+/*
+ * On a hybrid machine, the name of the core PMU of sysfs type `type` (cpu_core is the one the
+ * kernel also registers as PERF_TYPE_RAW, 4), or NULL: perf's spelling of such a PMU's raw
+ * encoding is `cpu_core/event=0xc0,umask=0x0/`, as there is no `cpu` PMU there.
+ */
+const char *perf_hybrid_pmu_of_type(uint32_t type);
+/*
+ * On a hybrid machine, the events that count generic event `ev` (PERF_TYPE_HARDWARE or
+ * PERF_TYPE_HW_CACHE without a PMU in config) on each core PMU, taken from catalogue `pmu`: how
+ * many were found (at most max, in perf_hybrid_pmus' order); 0 elsewhere and for other events.
+ */
+size_t perf_hybrid_twins(const struct lk_pmu *pmu, const struct lk_event *ev, const struct lk_event **out,
+			 size_t max);
+/*
  * How many hardware events one group may hold here, measured: cycles plus instructions until the
  * kernel refuses one more (on Arm: the general counters plus the cycle counter).  0 when not even
  * cycles opens (no PMU) or no limit was found.
@@ -61,5 +85,17 @@ void perf_count_user_only(void);
  * with pid >= 0 on a PMU whose task_ctx_nr is perf_invalid_context).
  */
 int perf_pmu_system_wide(const char *pmu, size_t len);
+
+#ifdef __linux__
+#include <sys/types.h>
+/*
+ * Tests only: every perf_event_open(2) of the perf backend (backend/perf.c) goes to fn instead of
+ * the kernel, which sees the attrs lauka builds (returns an fd, or -1 with errno); NULL restores
+ * the system call.
+ */
+struct perf_event_attr;
+typedef long (*perf_open_fn)(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags);
+void perf_set_open_hook(perf_open_fn fn);
+#endif
 
 #endif

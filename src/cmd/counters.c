@@ -16,6 +16,7 @@
  */
 #include "backend/backend.h"
 #include "backend/kperf/kperf.h"
+#include "backend/perf-events.h"
 #include "cmd/builtin.h"
 #include "machine/catalog.h"
 #include "catalog/db.h"
@@ -344,9 +345,18 @@ static void encoding(const struct lk_pmu *p, const struct lk_event *e, char *buf
 		char dev[64];
 		arm_device(p, dev, sizeof(dev));
 		pfmcat_arm_perf_string(dev, e->number, buf, len);
-	} else if (e->perf_type == 4 /* PERF_TYPE_RAW */ && (!p->arch || !strcmp(p->arch, "x86_64")) &&
-		   strcmp(p->kind, "kpep")) {
+	} else if ((!p->arch || !strcmp(p->arch, "x86_64")) && strcmp(p->kind, "kpep")) {
+		/* a hybrid Intel CPU has no `cpu` PMU: perf takes cpu_core/…/ and cpu_atom/…/ (issue 35 item 5) */
+		const char *hybrid = !strcmp(p->kind, "perf") || !strcmp(p->kind, "perfmon") ?
+					     perf_hybrid_pmu_of_type(e->perf_type) : NULL;
+		if (e->perf_type != 4 /* PERF_TYPE_RAW */ && !hybrid)
+			return;
 		pfmcat_perf_string(pfmcat_is_intel(p), e->number, e->config1, buf, len);
+		if (hybrid && !strncmp(buf, "cpu/", 4)) {
+			char *rest = xstrdup(buf + 3);
+			snprintf(buf, len, "%s%s", hybrid, rest);
+			free(rest);
+		}
 	}
 }
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 struct catalog {
@@ -336,6 +337,47 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char **note, cha
 	return r;
 }
 
+/*
+ * Does an imported Intel table (kind "perfmon") describe an E-core?  Intel names the table's core
+ * in its file name and Header.Info (alderlake_gracemont_core.json, meteorlake_crestmont_core.json,
+ * lunarlake_skymont_core.json; mapfile.csv's Core Type 0x20), so the Atom microarchitectures'
+ * names say it.
+ */
+static bool ecore_table(const struct lk_pmu *p)
+{
+	static const char *const atom[] = { "gracemont", "crestmont", "skymont", "darkmont", "tremont" };
+	const char *fields[] = { p->name, p->marketing_name, p->source };
+	for (size_t f = 0; f < ARRAY_SIZE(fields); f++)
+		for (size_t a = 0; fields[f] && a < ARRAY_SIZE(atom); a++)
+			for (const char *s = fields[f]; *s; s++)
+				if (!strncasecmp(s, atom[a], strlen(atom[a])))
+					return true;
+	return false;
+}
+
+/*
+ * On a hybrid Intel CPU PERF_TYPE_RAW reaches the big cores' PMU only (arch/x86/events/core.c
+ * init_hw_perf_events registers cpu_core for it): an imported E-core table's encodings are
+ * opened on cpu_atom's own type, or they would be programmed into the P-cores' PMU (issue 35
+ * item 5).  Elsewhere nothing changes.
+ */
+static void bind_core_type(struct lk_pmu *p)
+{
+#ifdef __linux__
+	if (!p->kind || strcmp(p->kind, "perfmon") || !p->arch || strcmp(p->arch, "x86_64") || !ecore_table(p))
+		return;
+	struct perf_hybrid_pmu h[4];
+	size_t nh = perf_hybrid_pmus(h, ARRAY_SIZE(h));
+	for (size_t k = 0; k < nh && k < ARRAY_SIZE(h); k++)
+		if (!strcmp(h[k].name, "cpu_atom"))
+			for (size_t i = 0; i < p->nevents; i++)
+				if (p->events[i].perf_type == 4 /* PERF_TYPE_RAW */)
+					p->events[i].perf_type = h[k].type;
+#else
+	(void)p;
+#endif
+}
+
 static void unknown_pmu(struct db *db, const char *name, char *err, size_t len)
 {
 	char **names = NULL, e2[64];
@@ -409,6 +451,8 @@ int catalog_open(struct catalog **out, const struct lk_backend *b,
 		r = db_load_pmu(cat->db, NULL, want, &cat->pmu, err, len);
 		if (r == -LK_ENOENT)
 			unknown_pmu(cat->db, want, err, len);
+		if (r == 0)
+			bind_core_type(&cat->pmu);
 	} else if (have_live) {
 		cat->pmu = live;
 		pmu_sort(&cat->pmu);	/* as a stored one loads: by name */

@@ -161,8 +161,29 @@ static void sel_add(struct record *rec, size_t which, const struct lk_event *ev,
 	e->explicit = explicit;
 }
 
+/*
+ * A counter event; with split, on a hybrid Intel CPU a generic hardware event becomes one event per
+ * core PMU (cpu_core/instructions/, cpu_atom/instructions/; backend/perf-events.h), so each core
+ * type's count is a row of its own and E-cores are counted at all (issue 35 item 5).
+ */
+static void sel_add_counter(struct record *rec, const struct lk_event *ev, bool explicit, bool split)
+{
+#ifdef __linux__
+	const struct lk_event *twin[4];
+	size_t n = split && rec->be && !strcmp(rec->be->name, "perf") && rec->cat ?
+			   perf_hybrid_twins(catalog_pmu(rec->cat), ev, twin, 4) : 0;
+	for (size_t i = 0; i < n; i++)
+		sel_add(rec, 1, twin[i], explicit);
+	if (n)
+		return;
+#else
+	(void)split;
+#endif
+	sel_add(rec, 1, ev, explicit);
+}
+
 /* Add a named measurement to the selection; 0, or the exit code after an error. */
-static int select_name(struct record *rec, const char *name)
+static int select_name(struct record *rec, const char *name, bool split)
 {
 	const struct lk_pmu *bpmu = rec->cat ? catalog_pmu(rec->cat) : NULL;
 	const struct lk_event *ev = pmu_find(&rec->rpmu, name);
@@ -173,7 +194,7 @@ static int select_name(struct record *rec, const char *name)
 	/* the backend's catalogue: its names, or perf's raw forms (r20d1, cpu/event=0xd1,umask=0x20/) */
 	ev = bpmu ? pfmcat_find(bpmu, name) : NULL;
 	if (ev) {
-		sel_add(rec, 1, ev, true);
+		sel_add_counter(rec, ev, true, split);
 		return 0;
 	}
 #ifdef __linux__
@@ -210,7 +231,7 @@ static int select_name(struct record *rec, const char *name)
 		}
 		if (ev) {
 			perf_count_user_only();
-			sel_add(rec, 1, ev, true);
+			sel_add_counter(rec, ev, true, split);
 			return 0;
 		}
 	}
@@ -411,7 +432,7 @@ int plan_events(struct record *rec)
 			r = EXIT_USAGE;
 		}
 		for (size_t i = 0; i < n && !r; i++)
-			r = select_name(rec, names[i]);
+			r = select_name(rec, names[i], true);
 		free_names(names, n);
 		if (r)
 			return r;
@@ -419,7 +440,7 @@ int plan_events(struct record *rec)
 		for (const char *const *d = rec->be->defaults; *d; d++) {
 			const struct lk_event *ev = pmu_find(bpmu, *d);
 			if (ev)
-				sel_add(rec, 1, ev, false);
+				sel_add_counter(rec, ev, false, true);
 		}
 	}
 	/* A gated measurement is measured, whether or not -m names it. */
@@ -434,7 +455,7 @@ int plan_events(struct record *rec)
 			return EXIT_USAGE;
 		}
 		rec->ngates++;
-		if ((r = select_name(rec, gt->name)))
+		if ((r = select_name(rec, gt->name, false)))	/* a gate is one column: not split */
 			return r;
 	}
 	/*
