@@ -218,6 +218,38 @@ START_TEST(test_core_pmu_named_after_core)
 }
 END_TEST
 
+/* Issue 36 P8: perf's PMU form of a raw event no row names, on a core PMU: encoded with that PMU's
+ * format files, with its sysfs type; not a core PMU or not that form: 1; a term that does not fit: error. */
+START_TEST(test_pmu_raw_event)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-arm", 1);
+	struct lk_event ev;
+	char err[512] = "";
+	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/event=0x23/", &ev, err, sizeof(err)), 0);
+	ck_assert_str_eq(ev.name, "armv8_cortex_a72/event=0x23/");
+	ck_assert_uint_eq(ev.perf_type, 8);
+	ck_assert_uint_eq(ev.number, 0x23);
+	ck_assert_uint_eq(ev.config1, 0);
+	free(ev.name);
+	free(ev.description);
+	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/event=0x10000/", &ev, err, sizeof(err)), -LK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "does not fit"));
+	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/umask=1/", &ev, err, sizeof(err)), -LK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "unknown format term 'umask'"));
+	ck_assert_int_eq(perf_pmu_raw_event("software/event=1/", &ev, err, sizeof(err)), 1);
+	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/inst_retired/", &ev, err, sizeof(err)), 1);
+	ck_assert_int_eq(perf_pmu_raw_event("r23", &ev, err, sizeof(err)), 1);
+	ck_assert_int_eq(perf_pmu_raw_event("nosuch/event=1/", &ev, err, sizeof(err)), 1);
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
+	ck_assert_int_eq(perf_pmu_raw_event("cpu/event=0xd1,umask=0x20/", &ev, err, sizeof(err)), 0);
+	ck_assert_uint_eq(ev.perf_type, 4);
+	ck_assert_uint_eq(ev.number, 0x20d1);
+	free(ev.name);
+	free(ev.description);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
 START_TEST(test_suggest)
 {
 	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
@@ -307,6 +339,7 @@ Suite *backend_suite(void)
 	tcase_add_test(tc, test_perf_catalog_fixture);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_core_pmu_named_after_core);
+	tcase_add_test(tc, test_pmu_raw_event);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -41,6 +41,13 @@ int perf_core_pmu_name(char *buf, size_t len);
 /* Is the PMU named by name[0..len) a core PMU by that rule? */
 int perf_is_core_pmu(const char *name, size_t len);
 /*
+ * perf's PMU form of a raw event on a core PMU ("armv8_pmuv3/event=0x23/", "cpu/event=0xd1,umask=0x20/"):
+ * the terms encoded with the files in sysfs <pmu>/format, perf_type from <pmu>/type (issue 36 P8).
+ * 0 with *ev filled (name and description allocated: the caller frees them); 1 when spec is not
+ * that form or names no core PMU; -LK_EINVAL with why in err when a term is unknown or does not fit.
+ */
+int perf_pmu_raw_event(const char *spec, struct lk_event *ev, char *err, size_t len);
+/*
  * How many hardware events one group may hold here, measured: cycles plus instructions until the
  * kernel refuses one more (on Arm: the general counters plus the cycle counter).  0 when not even
  * cycles opens (no PMU) or no limit was found.
