@@ -395,6 +395,42 @@ int perf_have_core_pmu(void)
 	return perf_core_pmu_name(NULL, 0);
 }
 
+const char *perf_event_pmu(const struct lk_event *ev, char *buf, size_t len)
+{
+	if (!len)
+		return NULL;
+	buf[0] = '\0';
+	/* perf's generic types (include/uapi/linux/perf_event.h): the kernel gives HARDWARE, HW_CACHE
+	 * and RAW to the core PMU; SOFTWARE, TRACEPOINT and BREAKPOINT are PMUs of those names */
+	switch (ev->perf_type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		return perf_core_pmu_name(buf, len) ? buf : NULL;
+	case PERF_TYPE_SOFTWARE:
+		return snprintf(buf, len, "software"), buf;
+	case PERF_TYPE_TRACEPOINT:
+		return snprintf(buf, len, "tracepoint"), buf;
+	case PERF_TYPE_BREAKPOINT:
+		return snprintf(buf, len, "breakpoint"), buf;
+	default:
+		break;
+	}
+	/* a dynamic type: the PMU whose sysfs type file holds it */
+	size_t n = 0;
+	char **pmus = list_dir(sysfs_root(), &n);
+	for (size_t i = 0; i < n && !buf[0]; i++) {
+		char path[4096];
+		char *t = pathf(path, sizeof(path), "%s/%s/type", sysfs_root(), pmus[i]) < 0 ? NULL : read_small(path);
+		char *e = NULL;
+		if (t && strtoul(t, &e, 10) == ev->perf_type && e != t && !*e)
+			snprintf(buf, len, "%s", pmus[i]);
+		free(t);
+	}
+	free_list(pmus, n);
+	return buf[0] ? buf : NULL;
+}
+
 int perf_pmu_raw_event(const char *spec, struct lk_event *ev, char *err, size_t len)
 {
 	memset(ev, 0, sizeof(*ev));

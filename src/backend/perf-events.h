@@ -48,6 +48,12 @@ int perf_is_core_pmu(const char *name, size_t len);
  */
 int perf_pmu_raw_event(const char *spec, struct lk_event *ev, char *err, size_t len);
 /*
+ * The PMU device (its name in sysfs) that counts ev: the core PMU for perf's hardware, cache and
+ * raw types, "software", "tracepoint", "breakpoint", else the PMU whose `type` file holds ev's
+ * perf_type.  buf, or NULL when none is found.
+ */
+const char *perf_event_pmu(const struct lk_event *ev, char *buf, size_t len);
+/*
  * How many hardware events one group may hold here, measured: cycles plus instructions until the
  * kernel refuses one more (on Arm: the general counters plus the cycle counter).  0 when not even
  * cycles opens (no PMU) or no limit was found.
