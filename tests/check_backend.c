@@ -240,6 +240,13 @@ START_TEST(test_pmu_raw_event)
 	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/inst_retired/", &ev, err, sizeof(err)), 1);
 	ck_assert_int_eq(perf_pmu_raw_event("r23", &ev, err, sizeof(err)), 1);
 	ck_assert_int_eq(perf_pmu_raw_event("nosuch/event=1/", &ev, err, sizeof(err)), 1);
+	/* the PMU device the exports name (P11): by the type file for a dynamic type, the core PMU for raw */
+	char pmu[64];
+	struct lk_event dyn = { .perf_type = 8 }, rawev = { .perf_type = 4 }, sw = { .perf_type = 1 }, none = { .perf_type = 99 };
+	ck_assert_str_eq(perf_event_pmu(&dyn, pmu, sizeof(pmu)), "armv8_cortex_a72");
+	ck_assert_str_eq(perf_event_pmu(&rawev, pmu, sizeof(pmu)), "armv8_cortex_a72");
+	ck_assert_str_eq(perf_event_pmu(&sw, pmu, sizeof(pmu)), "software");
+	ck_assert_ptr_null(perf_event_pmu(&none, pmu, sizeof(pmu)));
 	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
 	ck_assert_int_eq(perf_pmu_raw_event("cpu/event=0xd1,umask=0x20/", &ev, err, sizeof(err)), 0);
 	ck_assert_uint_eq(ev.perf_type, 4);
