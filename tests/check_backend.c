@@ -257,6 +257,22 @@ START_TEST(test_pmu_raw_event)
 }
 END_TEST
 
+/* Issue 36 P5: a group that opens but is kept off the counters means counters held elsewhere. */
+START_TEST(test_counters_held)
+{
+	char buf[400];
+	ck_assert(!perf_counters_held(7, 1.0, 7, 0, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "a group of 7, enabled on lauka, was on the counters all its enabled time"));
+	ck_assert(perf_counters_held(7, 0.0, 6, 1, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "a group of 7 opens but was on the counters 0% of its enabled time; a group of 6 runs whole: "
+			      "1 counter is held by another process (CPU-wide perf events: a profiler, perf record -a, "
+			      "the NMI watchdog: kernel.nmi_watchdog is 1)");
+	ck_assert(perf_counters_held(7, 0.34, 0, -1, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "34% of its enabled time; not even cycles alone runs whole: 7 counters are held"));
+	ck_assert_ptr_null(strstr(buf, "nmi_watchdog is"));
+}
+END_TEST
+
 START_TEST(test_suggest)
 {
 	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
@@ -347,6 +363,7 @@ Suite *backend_suite(void)
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_core_pmu_named_after_core);
 	tcase_add_test(tc, test_pmu_raw_event);
+	tcase_add_test(tc, test_counters_held);
 	suite_add_tcase(s, tc);
 	return s;
 }

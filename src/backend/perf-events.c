@@ -431,6 +431,25 @@ const char *perf_event_pmu(const struct lk_event *ev, char *buf, size_t len)
 	return buf[0] ? buf : NULL;
 }
 
+bool perf_counters_held(int opens, double coverage, int runs, int nmi_watchdog, char *buf, size_t len)
+{
+	if (coverage >= PERF_WHOLE) {
+		snprintf(buf, len, "a group of %d, enabled on lauka, was on the counters all its enabled time", opens);
+		return false;
+	}
+	int held = opens - runs;
+	char largest[64];
+	if (runs)
+		snprintf(largest, sizeof(largest), "a group of %d runs whole", runs);
+	else
+		snprintf(largest, sizeof(largest), "not even cycles alone runs whole");
+	snprintf(buf, len, "a group of %d opens but was on the counters %.0f%% of its enabled time; %s: "
+		 "%d counter%s held by another process (CPU-wide perf events: a profiler, perf record -a, %s)",
+		 opens, coverage * 100, largest, held, held == 1 ? " is" : "s are",
+		 nmi_watchdog > 0 ? "the NMI watchdog: kernel.nmi_watchdog is 1" : "the NMI watchdog");
+	return true;
+}
+
 int perf_pmu_raw_event(const char *spec, struct lk_event *ev, char *err, size_t len)
 {
 	memset(ev, 0, sizeof(*ev));
