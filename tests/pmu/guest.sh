@@ -214,8 +214,8 @@ check_verdict instructions validated
 check_verdict inst_retired validated
 check_verdict cycles "does not see memory (chase)"
 check_verdict cpu_cycles "does not see memory (chase)"
-check_verdict branch_mispred "off by 100%" silent
-check_verdict l1d_cache_refill "off by 100%" silent
+check_verdict branch_mispred "dead here" "off by 100%"
+check_verdict l1d_cache_refill "dead here" "off by 100%"
 check_verdict branch-misses unsupported
 check_verdict cache-misses unsupported
 # Nothing else is validated but instructions (three spellings) and CPU time.
