@@ -274,6 +274,45 @@ START_TEST(test_hybrid_generic_per_core_pmu)
 }
 END_TEST
 
+/* Issue 36 P8: perf's PMU form of a raw event no row names, on a core PMU: encoded with that PMU's
+ * format files, with its sysfs type; not a core PMU or not that form: 1; a term that does not fit: error. */
+START_TEST(test_pmu_raw_event)
+{
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs-arm", 1);
+	struct lk_event ev;
+	char err[512] = "";
+	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/event=0x23/", &ev, err, sizeof(err)), 0);
+	ck_assert_str_eq(ev.name, "armv8_cortex_a72/event=0x23/");
+	ck_assert_uint_eq(ev.perf_type, 8);
+	ck_assert_uint_eq(ev.number, 0x23);
+	ck_assert_uint_eq(ev.config1, 0);
+	free(ev.name);
+	free(ev.description);
+	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/event=0x10000/", &ev, err, sizeof(err)), -LK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "does not fit"));
+	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/umask=1/", &ev, err, sizeof(err)), -LK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "unknown format term 'umask'"));
+	ck_assert_int_eq(perf_pmu_raw_event("software/event=1/", &ev, err, sizeof(err)), 1);
+	ck_assert_int_eq(perf_pmu_raw_event("armv8_cortex_a72/inst_retired/", &ev, err, sizeof(err)), 1);
+	ck_assert_int_eq(perf_pmu_raw_event("r23", &ev, err, sizeof(err)), 1);
+	ck_assert_int_eq(perf_pmu_raw_event("nosuch/event=1/", &ev, err, sizeof(err)), 1);
+	/* the PMU device the exports name (P11): by the type file for a dynamic type, the core PMU for raw */
+	char pmu[64];
+	struct lk_event dyn = { .perf_type = 8 }, rawev = { .perf_type = 4 }, sw = { .perf_type = 1 }, none = { .perf_type = 99 };
+	ck_assert_str_eq(perf_event_pmu(&dyn, pmu, sizeof(pmu)), "armv8_cortex_a72");
+	ck_assert_str_eq(perf_event_pmu(&rawev, pmu, sizeof(pmu)), "armv8_cortex_a72");
+	ck_assert_str_eq(perf_event_pmu(&sw, pmu, sizeof(pmu)), "software");
+	ck_assert_ptr_null(perf_event_pmu(&none, pmu, sizeof(pmu)));
+	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
+	ck_assert_int_eq(perf_pmu_raw_event("cpu/event=0xd1,umask=0x20/", &ev, err, sizeof(err)), 0);
+	ck_assert_uint_eq(ev.perf_type, 4);
+	ck_assert_uint_eq(ev.number, 0x20d1);
+	free(ev.name);
+	free(ev.description);
+	unsetenv("LAUKA_SYSFS_PMUS");
+}
+END_TEST
+
 #ifdef __linux__
 /*
  * A stand-in for perf_event_open(2) that keeps the attrs lauka gives the kernel and answers as the
@@ -443,6 +482,22 @@ START_TEST(test_hybrid_open_per_core_pmu)
 END_TEST
 #endif
 
+/* Issue 36 P5: a group that opens but is kept off the counters means counters held elsewhere. */
+START_TEST(test_counters_held)
+{
+	char buf[400];
+	ck_assert(!perf_counters_held(7, 1.0, 7, 0, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "a group of 7, enabled on lauka, was on the counters all its enabled time"));
+	ck_assert(perf_counters_held(7, 0.0, 6, 1, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "a group of 7 opens but was on the counters 0% of its enabled time; a group of 6 runs whole: "
+			      "1 counter is held by another process (CPU-wide perf events: a profiler, perf record -a, "
+			      "the NMI watchdog: kernel.nmi_watchdog is 1)");
+	ck_assert(perf_counters_held(7, 0.34, 0, -1, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "34% of its enabled time; not even cycles alone runs whole: 7 counters are held"));
+	ck_assert_ptr_null(strstr(buf, "nmi_watchdog is"));
+}
+END_TEST
+
 START_TEST(test_suggest)
 {
 	setenv("LAUKA_SYSFS_PMUS", LAUKA_SRCDIR "/tests/fixtures/sysfs", 1);
@@ -537,6 +592,8 @@ Suite *backend_suite(void)
 	tcase_add_test(tc, test_hybrid_open_per_core_pmu);
 	tcase_add_test(tc, test_hybrid_counts_not_scaled);
 #endif
+	tcase_add_test(tc, test_pmu_raw_event);
+	tcase_add_test(tc, test_counters_held);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -210,6 +210,11 @@ static const struct {
 	{ "does not see memory", 1e5, { 2, 3, 2.5, 2 }, 1, CALIB_MEASURED, "any\tX\tchase\t>=20x alu\t-\n",
 	  "does not see memory (chase)", "work-like" },
 	{ "silent", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "", "silent", "none" },
+	/* issue 36 P6: 0 in every run, the baselines too: the counter is dead here, not silent */
+	{ "dead", 0, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "", "dead here", "none" },
+	{ "dead, zero expected", 0, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t0\t0.001\n", "dead here", "none" },
+	{ "dead, response expected", 0, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t2\t0.001\n", "dead here",
+	  "none" },
 	{ "silent, zero expected", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t0\t0.001\n", "silent", "none" },
 	{ "silent, response expected", 1e4, { 0, 0, 0, 0 }, 1, CALIB_MEASURED, "any\tX\talu\t2\t0.001\n",
 	  "off by 100%", "none" },
@@ -276,12 +281,56 @@ START_TEST(test_judge_details)
 }
 END_TEST
 
+/* Issue 36 P6: Arm's PMUv3 rows (pmuv3:0xNN) match by encoding: libpfm4's row, a sysfs event of a core
+ * PMU named after the core, a raw PMU-form event; not an uncore PMU's event of that number, not x86. */
+START_TEST(test_expect_pmuv3_number)
+{
+	struct calib_expectations e;
+	char err[200] = "";
+	ck_assert_msg(calib_expect_builtin(&e, err, sizeof(err)) == 0, "%s", err);
+	struct lk_pmu arm = { 0 }, x86 = { 0 };
+	arm.kind = xstrdup("perf");
+	arm.arch = xstrdup("arm64");
+	x86.kind = xstrdup("perf");
+	x86.arch = xstrdup("x86_64");
+	static const struct { const char *name; uint32_t type; uint64_t number; size_t arm_checks; } evs[] = {
+		{ "CPU_CYCLES", 4, 0x11, 1 },
+		{ "armv8_cortex_a72/cpu_cycles/", 8, 0x11, 1 },
+		{ "armv8_cortex_a72/event=0x4/", 8, 0x4, 2 },
+		{ "L1D_CACHE_REFILL", 4, 0x3, 2 },
+		{ "BR_RETIRED", 4, 0x21, 1 },
+		{ "LD_RETIRED", 4, 0x6, 1 },
+		{ "arm_dsu_0/cycles/", 9, 0x11, 0 },
+		{ "armv8_cortex_a72/long/", 8, 0x8, 1 },
+	};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(*evs); i++) {
+		struct lk_event ev = { .name = (char *)evs[i].name, .perf_type = evs[i].type, .number = evs[i].number,
+				       .fixed_counter = -1 };
+		pmu_add_event(&arm, &ev);
+		pmu_add_event(&x86, &ev);
+	}
+	for (size_t i = 0; i < sizeof(evs) / sizeof(*evs); i++) {
+		const struct calib_expect *x[8];
+		size_t n = calib_expect_for(&e, &arm, pmu_find(&arm, evs[i].name), x, 8);
+		ck_assert_msg(n == evs[i].arm_checks, "%s: %zu checks", evs[i].name, n);
+		for (size_t k = 0; k < n; k++)
+			ck_assert_str_eq(x[k]->kind, "perf");
+		if (!strcmp(evs[i].name, "CPU_CYCLES"))
+			ck_assert_str_eq(x[0]->ref, "alu");
+		ck_assert_uint_eq(calib_expect_for(&e, &x86, pmu_find(&x86, evs[i].name), x, 8), 0);
+	}
+	pmu_release(&arm);
+	pmu_release(&x86);
+	calib_expect_release(&e);
+}
+END_TEST
+
 static const struct {
 	const char *verdict;
 	bool failed;
 } failed_cases[] = {
 	{ "validated", false }, { "linear", false }, { "unsupported", false }, { "unschedulable", false },
-	{ "off by 12%", true }, { "not linear", true }, { "silent", false },
+	{ "off by 12%", true }, { "not linear", true }, { "silent", false }, { "dead here", true },
 	{ "does not see memory (chase)", true },
 };
 
@@ -312,6 +361,7 @@ Suite *calib_suite(void)
 	Suite *s = suite_create("calib");
 	TCase *tc = tcase_create("rules");
 	tcase_add_test(tc, test_normalise_exact);
+	tcase_add_test(tc, test_expect_pmuv3_number);
 	tcase_add_test(tc, test_normalise_longer_baseline);
 	tcase_add_loop_test(tc, test_linear_table, 0, ARRAY_SIZE(lin_cases));
 	tcase_add_loop_test(tc, test_profile_table, 0, ARRAY_SIZE(profile_cases));

@@ -112,7 +112,7 @@ START_TEST(test_csv_shape)
 	ck_assert_ptr_nonnull(strstr(csv, "\r\n1,old,\"prog --a,b\",0,3,wall_time,ns,true,3,11,1,10,12,"));
 	ck_assert_ptr_nonnull(strstr(csv, "\r\n1,old,\"prog --a,b\",0,3,Ir,,true,2,5,0,5,5,"));
 	/* The command that never completed a run: empty statistics, its exit code. */
-	ck_assert_ptr_nonnull(strstr(csv, "\r\n2,,sh -c 'exit 3' | x,3,0,Ir,,true,0,,,,,,,,,,,,,,\r\n"));
+	ck_assert_ptr_nonnull(strstr(csv, "\r\n2,,sh -c 'exit 3' | x,3,0,Ir,,true,0,,,,,,,,,,,,,,,,,,,\r\n"));
 	free(csv);
 }
 END_TEST
@@ -151,7 +151,8 @@ START_TEST(test_json_fields)
 	ck_assert_ptr_nonnull(strstr(js, "\"exit_code\": 3, \"failed_step\": \"command\", \"runs\": 0"));
 	ck_assert_ptr_nonnull(strstr(js, "\"mean\": null"));	/* no runs: no statistics */
 	/* the run Ir was not counted in is null among its samples, and left out of runs_counted */
-	ck_assert_ptr_nonnull(strstr(js, "\"counted\": true, \"runs_counted\": 2, \"samples\": [5, null, 5]"));
+	ck_assert_ptr_nonnull(strstr(js, "\"counted\": true, \"runs_counted\": 2, \"perf_type\": null, \"config\": null, "
+					 "\"config1\": null, \"pmu\": null, \"coverage\": null, \"samples\": [5, null, 5]"));
 	ck_assert_ptr_nonnull(strstr(js, "\"basis\": \"exact\", \"result\": \"pass\""));
 	ck_assert_ptr_nonnull(strstr(js, "\"order\": \"sequential\",\n  \"seed\": null"));
 	/* hyperfine's shape: one result per command; a command without runs has no statistics and no times */
@@ -161,6 +162,48 @@ START_TEST(test_json_fields)
 					  "\"system\": null, \"min\": null, \"max\": null, \"times\": [], \"exit_codes\": []}"));
 	ck_assert_ptr_nonnull(strstr(res, "\"exit_codes\": [0, 0, 0]}"));
 	free(js);
+}
+END_TEST
+
+/* Issue 36 P11: a perf event's row carries perf_event_attr's type, config and config1, its PMU device
+ * and time_running/time_enabled (the lowest over the runs), in both exports; other rows null/empty. */
+START_TEST(test_encoding_fields)
+{
+	struct export_run r;
+	struct export_command cmds[2];
+	struct report_row rows[2][2];
+	const double *samples[2][2];
+	struct export_gate gate;
+	sample_run(&r, cmds, rows, samples, &gate);
+	r.backend = "perf";
+	rows[0][1].scaled = true;
+	rows[0][1].coverage = 0.75;
+	const struct export_encoding enc[2] = {
+		{ .perf = false },
+		{ .perf = true, .type = 8, .config = 0x23, .config1 = 0, .pmu = "armv8_cortex_a72" },
+	};
+	cmds[0].enc = cmds[1].enc = enc;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	export_json(f, &r);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\"runs_counted\": 2, \"perf_type\": 8, \"config\": 35, \"config1\": 0, "
+					  "\"pmu\": \"armv8_cortex_a72\", \"coverage\": 0.75, \"samples\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"name\": \"wall_time\", "));
+	ck_assert_ptr_nonnull(strstr(buf, "\"perf_type\": null, \"config\": null, \"config1\": null, \"pmu\": null, "
+					  "\"coverage\": null"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	export_csv(f, &r);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, ",checks_total,perf_type,config,config1,pmu,coverage\r\n"));
+	ck_assert_ptr_nonnull(strstr(buf, ",Ir,,true,2,"));
+	ck_assert_ptr_nonnull(strstr(buf, ",2,3,8,0x23,0x0,armv8_cortex_a72,0.75\r\n"));
+	/* the command without runs: its encoding, no coverage */
+	ck_assert_ptr_nonnull(strstr(buf, "| x,3,0,Ir,,true,0,,,,,,,,,,,,,,,8,0x23,0x0,armv8_cortex_a72,\r\n"));
+	free(buf);
 }
 END_TEST
 
@@ -203,6 +246,7 @@ Suite *export_suite(void)
 	tcase_add_test(tc, test_markdown_shape);
 	tcase_add_test(tc, test_json_fields);
 	tcase_add_test(tc, test_json_parameters);
+	tcase_add_test(tc, test_encoding_fields);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -268,6 +268,30 @@ static int pathf(char *buf, size_t len, const char *fmt, ...)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* A PMU's format directory: {name, spec} pairs ("event", "config:0-15"), the names in *names. */
+static struct perf_format *read_formats(const char *dir, char ***names, size_t *n)
+{
+	char path[4096];
+	*n = 0;
+	*names = pathf(path, sizeof(path), "%s/format", dir) < 0 ? NULL : list_dir(path, n);
+	struct perf_format *fmts = xcalloc(*n ? *n : 1, sizeof(*fmts));
+	for (size_t i = 0; i < *n; i++) {
+		fmts[i].name = (*names)[i];
+		fmts[i].spec = pathf(path, sizeof(path), "%s/format/%s", dir, (*names)[i]) < 0 ? NULL : read_small(path);
+		if (!fmts[i].spec)
+			fmts[i].spec = xstrdup("");
+	}
+	return fmts;
+}
+
+static void free_formats(struct perf_format *fmts, char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)fmts[i].spec);
+	free(fmts);
+	free_list(names, n);
+}
+
 static void add_sysfs_pmu(struct lk_pmu *pmu, const char *dir, const char *pmu_name)
 {
 	char path[4096];
@@ -278,14 +302,8 @@ static void add_sysfs_pmu(struct lk_pmu *pmu, const char *dir, const char *pmu_n
 	free(type_s);
 
 	size_t nfmt = 0, nev = 0;
-	char **fmt_names = pathf(path, sizeof(path), "%s/format", dir) < 0 ? NULL : list_dir(path, &nfmt);
-	struct perf_format *fmts = xcalloc(nfmt ? nfmt : 1, sizeof(*fmts));
-	for (size_t i = 0; i < nfmt; i++) {
-		fmts[i].name = fmt_names[i];
-		fmts[i].spec = pathf(path, sizeof(path), "%s/format/%s", dir, fmt_names[i]) < 0 ? NULL : read_small(path);
-		if (!fmts[i].spec)
-			fmts[i].spec = xstrdup("");
-	}
+	char **fmt_names;
+	struct perf_format *fmts = read_formats(dir, &fmt_names, &nfmt);
 	char **ev_names = pathf(path, sizeof(path), "%s/events", dir) < 0 ? NULL : list_dir(path, &nev);
 	for (size_t i = 0; i < nev; i++) {
 		const char *e = ev_names[i];
@@ -318,10 +336,7 @@ static void add_sysfs_pmu(struct lk_pmu *pmu, const char *dir, const char *pmu_n
 		free(unit);
 		free(terms);
 	}
-	for (size_t i = 0; i < nfmt; i++)
-		free((char *)fmts[i].spec);
-	free(fmts);
-	free_list(fmt_names, nfmt);
+	free_formats(fmts, fmt_names, nfmt);
 	free_list(ev_names, nev);
 }
 
@@ -379,6 +394,109 @@ int perf_core_pmu_name(char *buf, size_t len)
 int perf_have_core_pmu(void)
 {
 	return perf_core_pmu_name(NULL, 0);
+}
+
+const char *perf_event_pmu(const struct lk_event *ev, char *buf, size_t len)
+{
+	if (!len)
+		return NULL;
+	buf[0] = '\0';
+	/* perf's generic types (include/uapi/linux/perf_event.h): the kernel gives HARDWARE, HW_CACHE
+	 * and RAW to the core PMU; SOFTWARE, TRACEPOINT and BREAKPOINT are PMUs of those names */
+	switch (ev->perf_type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		return perf_core_pmu_name(buf, len) ? buf : NULL;
+	case PERF_TYPE_SOFTWARE:
+		return snprintf(buf, len, "software"), buf;
+	case PERF_TYPE_TRACEPOINT:
+		return snprintf(buf, len, "tracepoint"), buf;
+	case PERF_TYPE_BREAKPOINT:
+		return snprintf(buf, len, "breakpoint"), buf;
+	default:
+		break;
+	}
+	/* a dynamic type: the PMU whose sysfs type file holds it */
+	size_t n = 0;
+	char **pmus = list_dir(sysfs_root(), &n);
+	for (size_t i = 0; i < n && !buf[0]; i++) {
+		char path[4096];
+		char *t = pathf(path, sizeof(path), "%s/%s/type", sysfs_root(), pmus[i]) < 0 ? NULL : read_small(path);
+		char *e = NULL;
+		if (t && strtoul(t, &e, 10) == ev->perf_type && e != t && !*e)
+			snprintf(buf, len, "%s", pmus[i]);
+		free(t);
+	}
+	free_list(pmus, n);
+	return buf[0] ? buf : NULL;
+}
+
+bool perf_counters_held(int opens, double coverage, int runs, int nmi_watchdog, char *buf, size_t len)
+{
+	if (coverage >= PERF_WHOLE) {
+		snprintf(buf, len, "a group of %d, enabled on lauka, was on the counters all its enabled time", opens);
+		return false;
+	}
+	int held = opens - runs;
+	char largest[64];
+	if (runs)
+		snprintf(largest, sizeof(largest), "a group of %d runs whole", runs);
+	else
+		snprintf(largest, sizeof(largest), "not even cycles alone runs whole");
+	snprintf(buf, len, "a group of %d opens but was on the counters %.0f%% of its enabled time; %s: "
+		 "%d counter%s held by another process (CPU-wide perf events: a profiler, perf record -a, %s)",
+		 opens, coverage * 100, largest, held, held == 1 ? " is" : "s are",
+		 nmi_watchdog > 0 ? "the NMI watchdog: kernel.nmi_watchdog is 1" : "the NMI watchdog");
+	return true;
+}
+
+int perf_pmu_raw_event(const char *spec, struct lk_event *ev, char *err, size_t len)
+{
+	memset(ev, 0, sizeof(*ev));
+	size_t n = strlen(spec);
+	const char *slash = strchr(spec, '/');
+	if (!slash || slash == spec || n < 3 || spec[n - 1] != '/' || slash == spec + n - 1)
+		return 1;
+	size_t plen = (size_t)(slash - spec);
+	const char *terms = slash + 1;
+	size_t tlen = n - 1 - (plen + 1);
+	if (!tlen || memchr(terms, '/', tlen) || !memchr(terms, '=', tlen) || !perf_is_core_pmu(spec, plen))
+		return 1;	/* not PMU/terms/ with a term, or not a core PMU: not this form */
+	char dir[4096], path[4096];
+	if (pathf(dir, sizeof(dir), "%s/%.*s", sysfs_root(), (int)plen, spec) < 0 ||
+	    pathf(path, sizeof(path), "%s/type", dir) < 0)
+		return 1;
+	char *type_s = read_small(path);
+	char *e = NULL;
+	unsigned long type = type_s ? strtoul(type_s, &e, 10) : 0;
+	bool ok = type_s && e != type_s && !*e && type <= UINT32_MAX;
+	free(type_s);
+	if (!ok) {
+		lk_errbuf(err, len, "%.*s has no readable type in sysfs (%s)", (int)plen, spec, path);
+		return -LK_EINVAL;
+	}
+	char **names;
+	size_t nfmt;
+	struct perf_format *fmts = read_formats(dir, &names, &nfmt);
+	char *t = xasprintf("%.*s", (int)tlen, terms);
+	uint64_t cfg[3];
+	char why[192];
+	int r = perf_encode_terms(t, fmts, nfmt, cfg, why, sizeof(why));
+	free(t);
+	free_formats(fmts, names, nfmt);
+	if (r < 0) {
+		lk_errbuf(err, len, "%s (the terms of %.*s are the files in %s/format)", why, (int)plen, spec, dir);
+		return r;
+	}
+	ev->name = xstrdup(spec);
+	ev->description = xasprintf("raw event of the %.*s PMU (type %lu), no catalogue row names it", (int)plen, spec, type);
+	ev->perf_type = (uint32_t)type;
+	ev->number = cfg[0];
+	ev->config1 = cfg[1];
+	ev->config2 = cfg[2];
+	ev->fixed_counter = -1;
+	return 0;
 }
 
 /*

@@ -65,6 +65,30 @@ const char *perf_hybrid_pmu_of_type(uint32_t type);
 size_t perf_hybrid_twins(const struct lk_pmu *pmu, const struct lk_event *ev, const struct lk_event **out,
 			 size_t max);
 /*
+ * perf's PMU form of a raw event on a core PMU ("armv8_pmuv3/event=0x23/", "cpu/event=0xd1,umask=0x20/"):
+ * the terms encoded with the files in sysfs <pmu>/format, perf_type from <pmu>/type (issue 36 P8).
+ * 0 with *ev filled (name and description allocated: the caller frees them); 1 when spec is not
+ * that form or names no core PMU; -LK_EINVAL with why in err when a term is unknown or does not fit.
+ */
+int perf_pmu_raw_event(const char *spec, struct lk_event *ev, char *err, size_t len);
+/*
+ * The PMU device (its name in sysfs) that counts ev: the core PMU for perf's hardware, cache and
+ * raw types, "software", "tracepoint", "breakpoint", else the PMU whose `type` file holds ev's
+ * perf_type.  buf, or NULL when none is found.
+ */
+const char *perf_event_pmu(const struct lk_event *ev, char *buf, size_t len);
+/*
+ * Counters another process holds (issue 36 P5), doctor's verdict, pure.  The kernel checks at open
+ * only that a group fits the PMU (validate_group), not that it can be scheduled: events pinned by
+ * another process (a CPU-wide profiler, the NMI watchdog) keep a full group off the counters, and
+ * flexible CPU-wide ones multiplex with it.  A group of `opens` events enabled on lauka was on the
+ * counters `coverage` of its enabled time (time_running/time_enabled), and the largest group that
+ * ran whole holds `runs`; nmi_watchdog is /proc/sys/kernel/nmi_watchdog (-1: unknown).  Writes the
+ * observation to buf; true when counters are held (coverage below PERF_WHOLE).
+ */
+#define PERF_WHOLE 0.999
+bool perf_counters_held(int opens, double coverage, int runs, int nmi_watchdog, char *buf, size_t len);
+/*
  * How many hardware events one group may hold here, measured: cycles plus instructions until the
  * kernel refuses one more (on Arm: the general counters plus the cycle counter).  0 when not even
  * cycles opens (no PMU) or no limit was found.

@@ -193,6 +193,28 @@ void calib_expect_release(struct calib_expectations *e)
 	e->n = 0;
 }
 
+/*
+ * A row's event "pmuv3:0x11": an Arm PMUv3 common event by its number (Arm ARM, "Common event
+ * numbers"), matched by encoding rather than name on an Arm catalogue (issue 36 P6): libpfm4's and
+ * Arm's rows and raw events (PERF_TYPE_RAW, r11) and the sysfs events of an Arm core PMU, whatever
+ * the device tree named it (armv8_pmuv3/cpu_cycles/, armv8_cortex_a72/cpu_cycles/: Linux's
+ * arm_pmuv3 driver names its PMUs armv8_* and armv9_*); never an uncore PMU's event of that number.
+ */
+static bool pmuv3_match(const char *spec, const struct lk_pmu *pmu, const struct lk_event *ev)
+{
+	if (strncmp(spec, "pmuv3:", 6) || !ev || !pmu->arch || strcmp(pmu->arch, "arm64") ||
+	    (pmu->kind && !strcmp(pmu->kind, "kpep")))
+		return false;
+	char *end;
+	unsigned long long n = strtoull(spec + 6, &end, 16);
+	if (end == spec + 6 || *end || ev->number != n || ev->config1 || ev->config2)
+		return false;
+	if (ev->perf_type == 4)	/* PERF_TYPE_RAW */
+		return true;
+	return ev->perf_type > 5 && (!strncmp(ev->name, "armv8_", 6) || !strncmp(ev->name, "armv9_", 6)) &&
+	       strchr(ev->name, '/');
+}
+
 size_t calib_expect_for(const struct calib_expectations *e, const struct lk_pmu *pmu,
 			const struct lk_event *ev, const struct calib_expect **out, size_t max)
 {
@@ -203,7 +225,7 @@ size_t calib_expect_for(const struct calib_expectations *e, const struct lk_pmu 
 			bool own = pmu->kind && !lk_strcasecmp(x->kind, pmu->kind);
 			if (pass == 0 ? !own : strcmp(x->kind, "any"))
 				continue;
-			if (pmu_find(pmu, x->event) != ev)
+			if (!pmuv3_match(x->event, pmu, ev) && pmu_find(pmu, x->event) != ev)
 				continue;
 			bool hidden = false;
 			for (size_t j = 0; j < k && pass == 1; j++)
@@ -391,8 +413,10 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 		return;
 	}
 	double effective[CALIB_MAX_PROBES] = { 0 };
-	bool silent = true, linear = true;
+	bool silent = true, linear = true, dead = nprobes > 0;
 	for (size_t i = 0; i < nprobes; i++) {
+		/* counts are never negative: a mean of 0 at all three scales is 0 in every run */
+		dead &= counts[i].c0 == 0 && counts[i].c1 == 0 && counts[i].c4 == 0;
 		bool responds = calib_significant(&counts[i]);
 		effective[i] = responds ? out->response[i] : 0;
 		silent &= !responds;
@@ -417,6 +441,8 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 		snprintf(out->verdict, sizeof(out->verdict), "not linear");
 	else if (blind)
 		snprintf(out->verdict, sizeof(out->verdict), "does not see memory (%.6s)", blind->probe);
+	else if (dead)	/* before "off by 100%": the counter counts nothing here, not the wrong thing */
+		snprintf(out->verdict, sizeof(out->verdict), "dead here");
 	else if (worst > 0)
 		set_off_by(out->verdict, sizeof(out->verdict), worst);
 	else if (silent)
@@ -430,6 +456,6 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 
 bool calib_verdict_failed(const char *verdict)
 {
-	return verdict && (!strncmp(verdict, "off by", 6) || !strcmp(verdict, "not linear") ||
+	return verdict && (!strncmp(verdict, "off by", 6) || !strcmp(verdict, "not linear") || !strcmp(verdict, "dead here") ||
 			   !strncmp(verdict, "does not see memory", 19));
 }

@@ -23,6 +23,9 @@
  *   unsupported     the backend cannot count it here (no PMU, not root, ...)
  *   not linear      on a probe where it responds, per_unit_4x / per_unit_1x
  *                   is outside 1 ± CALIB_LINEAR_TOL
+ *   dead here       0 in every run of every probe, the baselines (a whole process start-up)
+ *                   included: a counter that counts nothing on this machine (79 PMUv3 events
+ *                   under QEMU), whether or not a response was expected; not one the probes miss
  *   off by X%       an expectation failed (X = the worst miss); an event
  *                   expected to respond that does not is off by 100%
  *   silent          no probe gives a significant response (|response| <=
@@ -144,7 +147,7 @@ const char *calib_profile(const char *const *probes, const double *response, siz
 
 /*
  * Should `record` warn about an event with this verdict?  True for "off by",
- * "not linear" and "does not see memory (chase)"; false for validated, linear and silent (nothing
+ * "not linear", "does not see memory (chase)" and "dead here"; false for validated, linear and silent (nothing
  * contradicts the counter), unsupported and unschedulable (record cannot
  * count those anyway).
  */

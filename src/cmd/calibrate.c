@@ -25,7 +25,7 @@
  *   event  verdict    profile            alu     chase   branch  store   expected
  *   Ir     validated  work-like          2       3       8.5     9       alu 2 ±0.001; chase 3 ±0.001
  *   ...
- *   13 events: 10 validated, 0 failed, 3 silent, 0 linear, 0 unsupported, 0 unschedulable
+ *   13 events: 10 validated, 0 failed, 3 silent, 0 dead here, 0 linear, 0 unsupported, 0 unschedulable
  */
 #include "backend/backend.h"
 #include "cmd/builtin.h"
@@ -794,7 +794,7 @@ static int run_passes(struct cal_run *cr, struct cal_plan *pl)
 /* Verdicts for every event, the table, the reasons and the summary line; true when nothing was counted. */
 static bool judge(const struct cal_run *cr, const struct calib_expectations *exp, struct cal_plan *pl)
 {
-	size_t nval = 0, nfail = 0, nsilent = 0, nlin = 0, nunsup = 0, nunsched = 0;
+	size_t nval = 0, nfail = 0, nsilent = 0, ndead = 0, nlin = 0, nunsup = 0, nunsched = 0;
 	const char *names[CALIB_MAX_PROBES];
 	for (size_t p = 0; p < cr->nprobes; p++)
 		names[p] = cr->scales[p].probe;
@@ -805,7 +805,8 @@ static bool judge(const struct cal_run *cr, const struct calib_expectations *exp
 		calib_judge(names, e->counts, cr->nprobes, e->state, checks, nc, &e->res);
 		const char *v = e->res.verdict;
 		nval += !strcmp(v, "validated");
-		nfail += calib_verdict_failed(v);
+		ndead += !strcmp(v, "dead here");
+		nfail += calib_verdict_failed(v) && strcmp(v, "dead here");
 		nsilent += !strcmp(v, "silent");
 		nlin += !strcmp(v, "linear");
 		nunsup += !strcmp(v, "unsupported");
@@ -818,8 +819,9 @@ static bool judge(const struct cal_run *cr, const struct calib_expectations *exp
 		text_printf(stdout, 4, "re-measured: %u more round%s of the probes where a count read non-linear "
 			    "(a noisy machine; at most %d per pass)", cr->extra_rounds, cr->extra_rounds == 1 ? "" : "s",
 			    CAL_EXTRA_ROUNDS);
-	text_printf(stdout, 4, "%zu events: %zu validated, %zu failed, %zu silent, %zu linear (no expectation), "
-		    "%zu unsupported, %zu unschedulable", pl->n, nval, nfail, nsilent, nlin, nunsup, nunsched);
+	text_printf(stdout, 4, "%zu events: %zu validated, %zu failed, %zu silent, %zu dead here, %zu linear (no "
+		    "expectation), %zu unsupported, %zu unschedulable", pl->n, nval, nfail, nsilent, ndead, nlin, nunsup,
+		    nunsched);
 	fflush(stdout);
 	return pl->n && nunsup + nunsched == pl->n;
 }

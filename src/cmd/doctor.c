@@ -49,7 +49,9 @@
 #ifdef __linux__
 #include <dirent.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include "backend/perf-events.h"
 #endif
 
 enum verdict { V_OK, V_INFO, V_FAIL };
@@ -595,7 +597,59 @@ static long group_open(uint64_t config, int leader)
 	a.disabled = leader < 0;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	return syscall(SYS_perf_event_open, &a, 0, -1, leader, 0);
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return syscall(SYS_perf_event_open, &a, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * A group of n (cycles + instructions) enabled on lauka for 20 ms of its CPU time: the fraction of
+ * its enabled time it was on the counters (the leader's time_running / time_enabled: the kernel
+ * schedules a group all or nothing, perf_event.c group_sched_in); -1 when it does not open.
+ */
+static double group_coverage(int n)
+{
+	int fds[64] = { 0 }, k = 0;
+	for (; k < n && k < (int)ARRAY_SIZE(fds); k++) {
+		long fd = group_open(k ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_CPU_CYCLES, k ? fds[0] : -1);
+		if (fd < 0)
+			break;
+		fds[k] = (int)fd;
+	}
+	double cov = -1;
+	uint64_t v[3];
+	if (k == n && ioctl(fds[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) == 0 &&
+	    ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) == 0) {
+		spin(20, false);
+		ioctl(fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+		if (read(fds[0], v, sizeof(v)) == (ssize_t)sizeof(v))
+			cov = v[1] ? (double)v[2] / (double)v[1] : 0;	/* value, time_enabled, time_running */
+	}
+	for (int i = 0; i < k; i++)
+		close(fds[i]);
+	return cov;
+}
+
+/* Issue 36 P5: whether the group that opens also runs, or another process holds counters. */
+static void counters_free(struct doctor *d, int n)
+{
+	double cov = group_coverage(n);
+	if (cov < 0)
+		return;
+	int runs = n;
+	if (cov < PERF_WHOLE)	/* the largest group that runs whole */
+		for (runs = n - 1; runs > 0 && group_coverage(runs) < PERF_WHOLE; runs--)
+			;
+	int wd = -1;
+	FILE *f = fopen("/proc/sys/kernel/nmi_watchdog", "r");
+	if (f) {
+		if (fscanf(f, "%d", &wd) != 1)
+			wd = -1;
+		fclose(f);
+	}
+	char obs[400];
+	bool held = perf_counters_held(n, cov, runs, wd, obs, sizeof(obs));
+	add(d, "counters free", held ? V_FAIL : V_OK,
+	    "that group runs when enabled (time_running = time_enabled): no other process holds a counter", "%s", obs);
 }
 
 /*
@@ -636,6 +690,8 @@ static void pmu_devices(struct doctor *d)
 	    "%s; a group of %d (cycles + %d instructions) opens%s%s", names.len ? strbuf_str(&names) : "no CPU PMU device",
 	    n, n ? n - 1 : 0, refused ? ", one more is refused: " : "", refused ? strerror(refused) : "");
 	strbuf_release(&names);
+	if (n)
+		counters_free(d, n);
 }
 
 static void linux_facts(struct doctor *d, bool perf, bool valgrind)

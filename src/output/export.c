@@ -2,6 +2,7 @@
 #include "output/export.h"
 #include "base/util.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,14 @@ static const char *basis_name(enum gate_basis b)
 		: b == GATE_OTHER_SESSION ? "other_session" : "unbounded";
 }
 
+/* time_running/time_enabled of a counter row, the lowest over the runs; NaN for a row that is no counter or has no run */
+static double row_coverage(const struct export_command *ec, const struct report_row *row, const struct export_encoding *en)
+{
+	if (!ec->runs || (!en && !row->scaled))
+		return NAN;
+	return row->scaled ? row->coverage : row->not_counted ? 0 : 1;
+}
+
 static void json_measurement(FILE *f, const struct export_command *ec, size_t r)
 {
 	const struct report_row *row = &ec->rows[r];
@@ -96,10 +105,18 @@ static void json_measurement(FILE *f, const struct export_command *ec, size_t r)
 	}
 	fprintf(f, ", \"outliers\": %zu, \"counted\": %s, \"runs_counted\": %zu", ec->runs ? row->st.outliers : 0,
 		row->not_counted ? "false" : "true", row->st.n);
-	if (row->scaled) {
-		fputs(", \"coverage\": ", f);
-		json_num(f, row->coverage);
-	}
+	/* the encoding perf_event_open took, the PMU device, and time_running/time_enabled (the lowest over
+	 * the runs; 1: counted all the time): null for a measurement that is not a perf event */
+	const struct export_encoding *en = ec->enc && ec->enc[r].perf ? &ec->enc[r] : NULL;
+	if (en)
+		fprintf(f, ", \"perf_type\": %" PRIu32 ", \"config\": %" PRIu64 ", \"config1\": %" PRIu64, en->type,
+			en->config, en->config1);
+	else
+		fputs(", \"perf_type\": null, \"config\": null, \"config1\": null", f);
+	fputs(", \"pmu\": ", f);
+	export_json_str(f, en ? en->pmu : NULL);
+	fputs(", \"coverage\": ", f);
+	json_num(f, row_coverage(ec, row, en));
 	if (row->has_delta) {
 		const struct lk_delta *d = &row->delta;
 		fputs(", \"delta\": {\"percent\": ", f);
@@ -384,7 +401,7 @@ void export_csv(FILE *f, const struct export_run *r)
 	bool ex = explained(r);
 	fputs("command_index,command_name,command,exit_code,runs,measurement,unit,counted,runs_counted,mean,stddev,min,max,"
 	      "q1,median,q3,outliers,delta_percent,delta_ci95_low,delta_ci95_high,delta_verdict,checks_passed,"
-	      "checks_total", f);
+	      "checks_total,perf_type,config,config1,pmu,coverage", f);
 	fputs(ex ? ",verdict,delta_cause\r\n" : "\r\n", f);
 	for (size_t c = 0; c < r->ncmds; c++) {
 		const struct export_command *ec = &r->cmds[c];
@@ -421,6 +438,14 @@ void export_csv(FILE *f, const struct export_run *r)
 				fprintf(f, "%zu,%zu", ec->checks_passed, ec->runs);
 			else
 				fputc(',', f);
+			const struct export_encoding *en = ec->enc && ec->enc[m].perf ? &ec->enc[m] : NULL;
+			if (en)
+				fprintf(f, ",%" PRIu32 ",0x%" PRIx64 ",0x%" PRIx64 ",", en->type, en->config, en->config1);
+			else
+				fputs(",,,,", f);
+			export_csv_field(f, en ? en->pmu : NULL);
+			fputc(',', f);
+			csv_num(f, row_coverage(ec, row, en));
 			if (ex)
 				fprintf(f, ",%s,%s", ec->verdict ? ec->verdict : "", ec->delta_cause ? ec->delta_cause : "");
 			fputs("\r\n", f);

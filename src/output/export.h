@@ -15,6 +15,17 @@
 #include "stats/gate.h"
 #include "output/report.h"
 
+/*
+ * A measurement as perf_event_open opened it (issue 36 P11): perf_event_attr's type, config and
+ * config1, and the PMU device (its name in /sys/bus/event_source/devices) that counts it.
+ */
+struct export_encoding {
+	bool perf;			/* false: not a perf event (rusage, valgrind, kperf): the fields are null */
+	uint32_t type;
+	uint64_t config, config1;
+	const char *pmu;		/* "cpu", "armv8_pmuv3", "software", ...; NULL when unknown */
+};
+
 struct export_command {
 	const char *command;		/* as the user wrote it */
 	const char *name;		/* --command-name, or NULL */
@@ -22,6 +33,7 @@ struct export_command {
 	const char *failed_step;	/* NULL, or "command", "setup", "prepare", "conclude", "cleanup" */
 	size_t runs;			/* completed measured runs */
 	const struct report_row *rows;	/* one per measurement (statistics meaningless when runs == 0) */
+	const struct export_encoding *enc;	/* [row], or NULL: no row is a perf event */
 	const double *const *samples;	/* samples[row][run] */
 	size_t nrows;
 	const bool *check_passed;	/* [run], or NULL without --check */

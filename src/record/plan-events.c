@@ -216,6 +216,31 @@ static int select_name(struct record *rec, const char *name, bool split)
 		sel_add(rec, 1, raw, true);
 		return 0;
 	}
+	/* perf's PMU form of a raw event on a core PMU (armv8_pmuv3/event=0x23/, cpu/event=0xd1,umask=0x20/)
+	 * no row names: encoded with that PMU's sysfs format files, opened with its type (issue 36 P8) */
+	if (bpmu && rec->be && !strcmp(rec->be->name, "perf")) {
+		struct lk_event pe;
+		char why[512];
+		int pr = perf_pmu_raw_event(name, &pe, why, sizeof(why));
+		if (pr < 0) {
+			error("cannot encode '%s': %s", name, why);
+			tip("perf's form is PMU/term=value,.../, e.g. %.*s/event=0x11/", (int)strcspn(name, "/"), name);
+			return EXIT_USAGE;
+		}
+		if (pr == 0) {
+			bool arm = bpmu->arch && !strcmp(bpmu->arch, "arm64");
+			struct lk_event *raw = xmalloc(sizeof(*raw));
+			*raw = pe;
+			/* Arm: the general counters, CPU_CYCLES (0x11) also the cycle counter (arm_pmuv3.c
+			 * armv8pmu_get_event_idx) */
+			raw->counters_mask = bpmu->config_mask |
+					     (arm && pe.number == 0x11 && !pe.config1 ? bpmu->fixed_mask : 0);
+			rec->raw = xrealloc(rec->raw, (rec->nraw + 1) * sizeof(*rec->raw));
+			rec->raw[rec->nraw++] = raw;
+			sel_add(rec, 1, raw, true);
+			return 0;
+		}
+	}
 	/* perf's privilege modifiers: :u counts user mode only (every counter event then: one mode a record) */
 	size_t nl = strlen(name);
 	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && nl > 2 && name[nl - 2] == ':' &&

@@ -12,6 +12,9 @@
  */
 #include "backend/kperf/kperf.h"
 #include "backend/valgrind.h"
+#ifdef __linux__
+#include "backend/perf-events.h"
+#endif
 #include "catalog/notes.h"
 #include "machine/xctrace-check.h"
 #include "base/envvars.h"
@@ -592,6 +595,30 @@ static void fill_export(const struct record_cmd *c, const struct record *rec, st
 	};
 }
 
+/* Each column's perf encoding and PMU device for the exports (issue 36 P11), or NULL without perf. */
+static struct export_encoding *export_encodings(const struct record *rec)
+{
+#ifdef __linux__
+	if (!rec->be || strcmp(rec->be->name, "perf") || !rec->ncols)
+		return NULL;
+	struct export_encoding *enc = xcalloc(rec->ncols, sizeof(*enc));
+	for (size_t i = 0; i < rec->ncols; i++) {
+		const struct lk_event *ev = rec->cols[i].ev;
+		if (rec->cols[i].backend != 1 || !ev)
+			continue;
+		char pmu[256];
+		enc[i] = (struct export_encoding){ .perf = true, .type = ev->perf_type, .config = ev->number,
+						   .config1 = ev->config1 };
+		const char *p = perf_event_pmu(ev, pmu, sizeof(pmu));
+		enc[i].pmu = p ? xstrdup(p) : NULL;
+	}
+	return enc;
+#else
+	(void)rec;
+	return NULL;
+#endif
+}
+
 /* Write one export and put it in place; 0, or EXIT_COUNTERS after saying what failed. */
 static int commit_export(struct record *rec, struct record_export *x)
 {
@@ -625,10 +652,15 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 	if (!any)
 		return 0;
 	struct export_command *cmds = xcalloc(rec->ncmds, sizeof(*cmds)), shell;
-	for (size_t ci = 0; ci < rec->ncmds; ci++)
+	struct export_encoding *enc = export_encodings(rec);
+	for (size_t ci = 0; ci < rec->ncmds; ci++) {
 		fill_export(&rec->cmds[ci], rec, &cmds[ci]);
-	if (rec->have_shell_cost)
+		cmds[ci].enc = enc;
+	}
+	if (rec->have_shell_cost) {
 		fill_export(&rec->shell_cost, rec, &shell);
+		shell.enc = enc;
+	}
 	size_t nenv;
 	const char **env = lk_env_entries(&nenv);
 	int env_match = -1;
@@ -673,6 +705,9 @@ static int write_exports(struct record *rec, const struct export_gate *gates, si
 	}
 	free(env);
 	free(cmds);
+	for (size_t i = 0; enc && i < rec->ncols; i++)
+		free((char *)enc[i].pmu);
+	free(enc);
 	return rc;
 }
 
