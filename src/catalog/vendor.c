@@ -548,6 +548,56 @@ static size_t drop_event_zero(struct lk_pmu *pmu)
 	return n - w;
 }
 
+/*
+ * Intel's flags of a row, by its encoding (and MSR value: an Intel event of the
+ * encoding with the row's config1 decides, else every event of the encoding):
+ * TakenAlone when an event of the encoding has it (Intel marks whole encodings:
+ * every FRONTEND_RETIRED.* and MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* on SKL), and
+ * needs sampling when every one deciding is PEBS=2 (SKL
+ * FRONTEND_RETIRED.LATENCY_GE_1, not its other values).
+ */
+static unsigned row_flags(const struct perfmon_table *t, const struct lk_event *ev)
+{
+	if (ev->perf_type != 4)
+		return 0;
+	uint64_t key = enc_key(ev->number);
+	unsigned flags = 0, n_val = 0, pebs2_val = 0, n_enc = 0, pebs2_enc = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct perfmon_event *e = &t->events[i];
+		if (e->fixed >= 0 || e->deprecated || enc_key(linux_config(e)) != key)
+			continue;
+		if (e->taken_alone)
+			flags |= LK_EVF_TAKEN_ALONE;
+		n_enc++;
+		pebs2_enc += e->pebs == 2;
+		if ((e->msr_index ? e->msr_value : 0) == ev->config1) {
+			n_val++;
+			pebs2_val += e->pebs == 2;
+		}
+	}
+	if (n_val ? pebs2_val == n_val : n_enc && pebs2_enc == n_enc)
+		flags |= LK_EVF_NEEDS_SAMPLING;
+	return flags;
+}
+
+static void set_flags(struct lk_pmu *pmu, const struct perfmon_table *t)
+{
+	for (size_t i = 0; i < pmu->nevents; i++)
+		pmu->events[i].flags = row_flags(t, &pmu->events[i]);
+}
+
+void vendor_flags_builtin(struct lk_pmu *pmu, const char *model)
+{
+	size_t len;
+	const char *text = model ? vendor_builtin(model, &len) : NULL;
+	struct perfmon_table t;
+	char err[256];
+	if (!text || perfmon_parse(text, len, &t, err, sizeof(err)) < 0)
+		return;
+	set_flags(pmu, &t);
+	perfmon_release(&t);
+}
+
 size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off)
 {
 	unsigned gp = smt_off ? t->gp_htoff : t->gp;
@@ -565,6 +615,7 @@ size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const cha
 	add_vendor_names(pmu, t, label, smt_off);
 	apply_kernel(pmu);
 	drop_event_zero(pmu);
+	set_flags(pmu, t);
 	pmu_sort(pmu);
 	return corrected;
 }
@@ -823,5 +874,6 @@ void vendor_catalog(const struct perfmon_table *t, const char *name, struct lk_p
 	pmu_sort(out);
 	vendor_merge_duplicates(out, t);
 	pfmcat_generic_aliases(out, true);
+	set_flags(out, t);
 	pmu_sort(out);
 }
