@@ -474,6 +474,11 @@ static uint64_t kernel_mask(const struct kc *kc, uint64_t config)
 	return 0;
 }
 
+uint64_t vendor_kernel_mask(const char *model, uint64_t config)
+{
+	return kernel_mask(kernel_constraints(model), config);
+}
+
 /*
  * Each general-counter row narrowed to the kernel's counters (catalog-audit-5
  * C6: SPR amx_ops_retired.* on counter 0, SKL inst_retired.total_cycles on

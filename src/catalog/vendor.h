@@ -64,6 +64,8 @@ const char *vendor_table_for(const char *model, unsigned family, unsigned cpu_mo
  * database does not keep flags: a catalogue loaded from it gets them here.
  */
 void vendor_flags_builtin(struct lk_pmu *pmu, const char *model);
+/* The general counters Linux allows an encoding on this libpfm4 model (its constraint tables); 0: no entry, or no table. */
+uint64_t vendor_kernel_mask(const char *model, uint64_t config);
 size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off);
 
 /*

@@ -830,7 +830,8 @@ static int check_sources(const struct counters_opts *o, const struct lk_pmu *p)
 static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 {
 	const struct lk_event **evs = NULL;
-	size_t n = 0;
+	struct lk_event **adhoc = NULL;	/* raw encodings no row has (pfmcat_adhoc), owned */
+	size_t n = 0, nadhoc = 0;
 	int rc = EXIT_USAGE;
 	char *list = xstrdup(o->check), *save = NULL;
 	/* perf's cpu/event=0xd1,umask=0x20/ holds commas: a comma between slashes does not split the list */
@@ -852,6 +853,13 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 		if (!*t)
 			continue;
 		const struct lk_event *ev = pfmcat_find(p, t);
+		struct lk_event raw;
+		if (!ev && pfmcat_adhoc(p, t, &raw)) {
+			adhoc = xrealloc(adhoc, (nadhoc + 1) * sizeof(*adhoc));
+			adhoc[nadhoc] = xmalloc(sizeof(raw));
+			*adhoc[nadhoc] = raw;
+			ev = adhoc[nadhoc++];
+		}
 		if (!ev) {
 			const char *best[4];
 			size_t nb = pmu_suggest(p, t, best, 4);
@@ -917,6 +925,12 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 	free(counter);
 	rc = 0;
 out:
+	for (size_t i = 0; i < nadhoc; i++) {
+		free(adhoc[i]->name);
+		free(adhoc[i]->description);
+		free(adhoc[i]);
+	}
+	free(adhoc);
 	free(evs);
 	free(list);
 	return rc;

@@ -195,6 +195,17 @@ static int select_name(struct record *rec, const char *name)
 		sel_add(rec, 1, raw, true);
 		return 0;
 	}
+	/* A raw x86 encoding no row has (r0ff44, cpu/event=0x44,umask=0xff,cmask=1/): an ad-hoc row under the
+	 * model's default counter rule (pfmcat_adhoc), counted as perf stat -e would. */
+	struct lk_event adhoc;
+	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && pfmcat_adhoc(bpmu, name, &adhoc)) {
+		struct lk_event *raw = xmalloc(sizeof(*raw));
+		*raw = adhoc;
+		rec->raw = xrealloc(rec->raw, (rec->nraw + 1) * sizeof(*rec->raw));
+		rec->raw[rec->nraw++] = raw;
+		sel_add(rec, 1, raw, true);
+		return 0;
+	}
 	/* perf's privilege modifiers: :u counts user mode only (every counter event then: one mode a record) */
 	size_t nl = strlen(name);
 	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && nl > 2 && name[nl - 2] == ':' &&
