@@ -23,7 +23,7 @@
 #include <string.h>
 
 /* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
-#define PFMCAT_FORMAT 6
+#define PFMCAT_FORMAT 7
 
 char *pfmcat_event_name(const char *event, const char *umask)
 {

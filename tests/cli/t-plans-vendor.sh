@@ -66,6 +66,23 @@ for e in intel:
     if decode(r["encoding"]) != ref:
         print("encoding:", e["EventName"], r["encoding"], "Intel", ref); bad += 1
 
+# Intel's load-latency and frontend events (MSR 0x3F6 / 0x3F7: MEM_TRANS_RETIRED.LOAD_LATENCY_GT_*,
+# FRONTEND_RETIRED.LATENCY_GE_*, ...) resolve by Intel's name to a row with Intel's encoding and MSRValue as config1.
+msr_rows = 0
+for e in intel:
+    mi = int((e.get("MSRIndex") or "0").split(",")[0], 0)
+    if mi not in (0x3f6, 0x3f7) or e.get("Deprecated") == "1" or e["Counter"].startswith("Fixed"):
+        continue
+    r = by.get(e["EventName"].lower())
+    want = int(e["EventCode"].split(",")[0], 16) | int(e["UMask"], 16) << 8 | int(e.get("CounterMask", "0")) << 24
+    if r is None:
+        print("unknown MSR event:", e["EventName"]); bad += 1; continue
+    if r["config"] & 0xff00ffff != want or r["config1"] != int(e["MSRValue"], 0):
+        print("MSR event:", e["EventName"], hex(r["config"]), hex(r["config1"]), "Intel", hex(want), e["MSRValue"]); bad += 1
+    msr_rows += 1
+if msr_rows < 8:
+    print("only", msr_rows, "load-latency/frontend events"); bad += 1
+
 # Every pass of the plan is one the kernel opens (HT on): each row resolved by its encoding, not its name, to
 # the Counter lists of Intel's events of that encoding (offcore's RSP_1 twin 0xbb/0x2b folded onto 0xb7/0x2a;
 # all of them allow: their intersection), else every general counter.  Fixed counters: Intel's pseudo-encodings
@@ -204,4 +221,9 @@ print(sys.argv[1].split("/")[-1], "checked", checked, "events and", len(passes),
 sys.exit(1 if bad or checked < 200 else 0)
 PY
 done
+# one load-latency threshold per pass (MSR 0x3F6), and a TakenAlone frontend event with no other of MSR 0x3F7
+run "$LAUKA" counters --pmu icl --check mem_trans_retired.load_latency_gt_4,mem_trans_retired.load_latency_gt_8
+expect_rc 2
+run "$LAUKA" counters --pmu icl --check mem_trans_retired.load_latency_gt_4,frontend_retired.latency_ge_4,cycles
+expect_rc 0
 exit 0
