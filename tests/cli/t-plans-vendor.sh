@@ -49,7 +49,7 @@ for e in intel:
         print("unknown:", e["EventName"]); bad += 1; continue
     checked += 1
     want = counters(e["Counter"])
-    got = set(r["counters"])
+    got = set(r["counters"]) | {"fixed %d" % f for f in r["fixed"]}
     if e["Counter"].startswith("Fixed"):
         if not want <= got:
             print("fixed:", e["EventName"], got); bad += 1
@@ -189,11 +189,11 @@ for k, p in enumerate(passes):
 # the unions of one or two distinct masks: the events confined to a set of counters need |events| / |set|
 # passes) and the shared registers (distinct values / the kernel's registers).
 def mask_of(r):
-    return frozenset(r["counters"])
+    return frozenset(r["counters"]) | {"fixed %d" % f for f in r["fixed"]}
 masks = {}
 planned = [r for r in {id(v): v for v in by.values()}.values() if not needs_sampling(r["name"])]
 for r in planned:
-    if r["counters"]:
+    if r["counters"] or r["fixed"]:
         masks.setdefault(mask_of(r), 0)
         masks[mask_of(r)] += 1
 lb = 0
