@@ -295,8 +295,10 @@ bool pfmcat_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *o
 	int fixed;
 	pfmcat_counters(intel, config, (unsigned)__builtin_popcountll(pmu->config_mask),
 			(unsigned)__builtin_popcountll(pmu->fixed_mask), &rule, &fixed);
-	if (!intel)
-		rule |= pfmcat_pair_mask(config, (unsigned)__builtin_popcountll(pmu->config_mask));
+	uint64_t pair = !intel && pfmcat_amd_pairs(pmu->name)
+				? pfmcat_pair_mask(config, (unsigned)__builtin_popcountll(pmu->config_mask)) : 0;
+	if (pair)	/* as the catalogue's own rows (AMD 0x003: an even counter and the next) */
+		rule = pair;
 	if (intel) {
 		uint64_t k = vendor_kernel_mask(pmu->name, config) & pmu->config_mask;
 		uint64_t gp = rule & pmu->config_mask;
