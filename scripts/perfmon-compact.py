@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Derive lauka's shipped vendor tables (catalog/intel-*.json) from Intel's perfmon core event files
 # (github.com/intel/perfmon, BSD-3-Clause; catalog/LICENSE.intel-perfmon): the same JSON format,
-# with only the fields lauka reads (names, encoding, counters, MSR/offcore) and without fields
+# with only the fields lauka reads (names, encoding, counters, MSR/offcore, TakenAlone, PEBS) and without fields
 # whose value is zero, one event per line.  Usage: perfmon-compact.py [--lean] IN.json > catalog/intel-MODEL.json
 # --lean (the tables added for ICX, SKX, CLX, HSW, BDW, TGL and RKL) also leaves out deprecated events and keeps
 # one offcore-response event (Offcore=1) per encoding and counter list: lauka takes only their counters (every
@@ -10,7 +10,7 @@ import json
 import sys
 
 KEEP = ["EventName", "EventCode", "UMask", "CounterMask", "Invert", "EdgeDetect", "AnyThread",
-        "Counter", "CounterHTOff", "MSRIndex", "MSRValue", "Offcore", "Deprecated"]
+        "Counter", "CounterHTOff", "MSRIndex", "MSRValue", "Offcore", "Deprecated", "TakenAlone", "PEBS"]
 ZERO = {"0", "0x0", "0x00", "", "null", None}
 
 lean = "--lean" in sys.argv[1:]

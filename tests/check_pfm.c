@@ -557,6 +557,61 @@ START_TEST(test_name_bounds)
 }
 END_TEST
 
+/*
+ * Raw x86 encodings no row has (catalog-audit-5 C13): an ad-hoc row under the model's default rule and the
+ * kernel's constraint; what is not a PERFEVTSEL encoding is refused.  Pure: a hand-made catalogue.
+ */
+START_TEST(test_adhoc)
+{
+	static const struct { const char *model, *name; bool ok; uint64_t config, config1, mask; } c[] = {
+		{ "icl", "cpu/event=0x9a,umask=0xff/", true, 0xff9a, 0, 0xff },
+		{ "icl", "r0ff9a", true, 0xff9a, 0, 0xff },
+		{ "icl", "cpu/event=0x9a,umask=0x1,cmask=1,inv,edge/", true, 0x18401 << 8 | 0x9a, 0, 0xff },
+		{ "icl", "cpu/event=0xd1,umask=0x1,cmask=1/", true, 0x10001d1, 0, 0xf },	/* Linux: 0xd0-0xe6 on 0-3 */
+		{ "icl", "r00c0", true, 0xc0, 0, 0xff | 1ULL << 32 },	/* instructions: fixed 0 too */
+		{ "icl", "cpu/event=0xcd,umask=0x1,config1=0x4/", true, 0x1cd, 4, 0xff },
+		{ "icl", "cpu/event=0x9a,umask=0x1,config1=0x4/", false, 0, 0, 0 },	/* no shared register */
+		{ "icl", "r1099a", false, 0, 0, 0 },	/* usr (bit 16) is lauka's */
+		{ "icl", "r1234567d1", false, 0, 0, 0 },	/* beyond 32 bits */
+		{ "icl", "cpu/event=0x0,umask=0x5/", false, 0, 0, 0 },
+		{ "icl", "mem_load_retired.l1_hit", false, 0, 0, 0 },
+		{ "amd64_fam19h_zen4", "cpu/event=0x44,umask=0xff/", true, 0xff44, 0, 0x3f },
+		{ "amd64_fam19h_zen4", "cpu/event=0x3,umask=0x1/", true, 0x103, 0, 0x15 | 1ULL << 63 },	/* a pair */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct lk_pmu p;
+		memset(&p, 0, sizeof(p));
+		p.kind = xstrdup("pfm");
+		p.name = xstrdup(c[i].model);
+		p.arch = xstrdup("x86_64");
+		bool intel = strncmp(c[i].model, "amd", 3) != 0;
+		p.config_mask = intel ? 0xff : 0x3f;
+		p.fixed_mask = intel ? 0xfULL << 32 : 0;
+		struct lk_event e;
+		bool ok = pfmcat_adhoc(&p, c[i].name, &e);
+		ck_assert_msg(ok == c[i].ok, "%s: %d", c[i].name, ok);
+		if (ok) {
+			ck_assert_str_eq(e.name, c[i].name);
+			ck_assert_msg(e.number == c[i].config && e.config1 == c[i].config1 && e.counters_mask == c[i].mask,
+				      "%s: config 0x%llx config1 0x%llx mask 0x%llx", c[i].name, (unsigned long long)e.number,
+				      (unsigned long long)e.config1, (unsigned long long)e.counters_mask);
+			ck_assert_int_eq((int)e.perf_type, 4);
+			free(e.name);
+			free(e.description);
+		}
+		pmu_release(&p);
+	}
+	struct lk_pmu arm;
+	memset(&arm, 0, sizeof(arm));
+	arm.arch = xstrdup("arm64");
+	arm.name = xstrdup("arm_n1");
+	arm.config_mask = 0x3f;
+	struct lk_event e;
+	ck_assert(!pfmcat_adhoc(&arm, "r23", &e));	/* Arm's raw events: record's own path */
+	pmu_release(&arm);
+}
+END_TEST
+
 Suite *pfm_suite(void)
 {
 	Suite *s = suite_create("pfm");
@@ -565,6 +620,7 @@ Suite *pfm_suite(void)
 	tcase_add_loop_test(tc, test_perf_string, 0, (int)ARRAY_SIZE(strings));
 	tcase_add_loop_test(tc, test_counters, 0, (int)ARRAY_SIZE(counters));
 	tcase_add_test(tc, test_arm_perf_string);
+	tcase_add_test(tc, test_adhoc);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_name_bounds);
 	tcase_add_loop_test(tc, test_perf_amd_table, 0, (int)ARRAY_SIZE(perf_amd));

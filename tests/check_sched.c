@@ -453,6 +453,47 @@ START_TEST(test_shared_registers)
 }
 END_TEST
 
+/*
+ * Intel's TakenAlone (intel/perfmon README: "can only be sampled or counted by itself"): no other event of its
+ * shared register in the pass, even of the same value; events of other registers and plain ones may join it.
+ */
+START_TEST(test_taken_alone)
+{
+	struct lk_pmu p;
+	memset(&p, 0, sizeof(p));
+	p.kind = xstrdup("pfm");
+	p.name = xstrdup("skl");
+	p.arch = xstrdup("x86_64");
+	p.config_mask = 0xf;
+	static const struct { const char *name; uint64_t config, config1; unsigned flags; } rows[] = {
+		{ "FE.DSB", 0x1c6, 0x11, LK_EVF_TAKEN_ALONE }, { "FE.DSB2", 0x1c6, 0x11, LK_EVF_TAKEN_ALONE },
+		{ "FE.SAME", 0x1c6, 0x11, 0 }, { "LAT.4", 0x1cd, 4, LK_EVF_TAKEN_ALONE }, { "PLAIN", 0x1d1, 0, 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct lk_event e = { .name = (char *)rows[i].name, .number = rows[i].config, .config1 = rows[i].config1,
+				      .counters_mask = 0xf, .fixed_counter = -1, .perf_type = 4, .flags = rows[i].flags };
+		pmu_add_event(&p, &e);
+	}
+	const struct lk_event *evs[5];
+	int c[5];
+	struct sched_conflict conf;
+	static const char *const mixed[] = { "FE.DSB", "LAT.4", "PLAIN", NULL };
+	ck_assert_int_eq(sched_assign(&p, evs, pick(&p, mixed, evs), c, &conf), 0);
+	static const char *const same[] = { "FE.DSB", "FE.SAME", "PLAIN", NULL };
+	ck_assert_int_eq(sched_assign(&p, evs, pick(&p, same, evs), c, &conf), -LK_ESCHED);
+	ck_assert_uint_eq(conf.n, 2);
+	ck_assert(evs[conf.idx[0]]->config1 == 0x11 && evs[conf.idx[1]]->config1 == 0x11);
+	static const char *const all[] = { "FE.DSB", "FE.DSB2", "FE.SAME", "LAT.4", "PLAIN", NULL };
+	size_t n = pick(&p, all, evs), pass_of[5];
+	ck_assert_uint_eq(sched_passes(&p, evs, n, pass_of), 3);	/* three frontend events, one a pass */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if ((evs[i]->number & 0xff) == 0xc6 && (evs[j]->number & 0xff) == 0xc6)
+				ck_assert_uint_ne(pass_of[i], pass_of[j]);
+	pmu_release(&p);
+}
+END_TEST
+
 /* Planning is near-linear (adversarial-audit-5 D-16: 20,000 four-counter events took 25.6 s): 5,000 full passes. */
 START_TEST(test_passes_large)
 {
@@ -524,6 +565,7 @@ Suite *sched_suite(void)
 	tcase_add_loop_test(tc, test_incompat, 0, (int)ARRAY_SIZE(labels));
 	tcase_add_test(tc, test_a14_flags);
 	tcase_add_test(tc, test_shared_registers);
+	tcase_add_test(tc, test_taken_alone);
 	tcase_add_test(tc, test_passes_large);
 	tcase_add_test(tc, test_fixed_without_fallback);
 	tcase_add_test(tc, test_incompat_linear_matches);

@@ -192,6 +192,30 @@ START_TEST(test_intel_rows)
 }
 END_TEST
 
+/* Intel's TakenAlone and PEBS fields survive the compaction (scripts/perfmon-compact.py) and are read. */
+START_TEST(test_intel_flags)
+{
+	static const struct { const char *model, *name; bool alone; unsigned pebs; } f[] = {
+		{ "skl", "FRONTEND_RETIRED.DSB_MISS", true, 1 }, { "skl", "FRONTEND_RETIRED.LATENCY_GE_1", true, 2 },
+		{ "skl", "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4", true, 2 }, { "skl", "INST_RETIRED.PREC_DIST", false, 2 },
+		{ "skl", "MEM_LOAD_RETIRED.L1_HIT", false, 1 }, { "skl", "CPU_CLK_UNHALTED.THREAD_P", false, 0 },
+		{ "spr", "UOPS_RETIRED.MS", true, 0 }, { "hsw", "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4", true, 2 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		size_t len;
+		const char *text = vendor_builtin(f[i].model, &len);
+		struct perfmon_table t;
+		char err[256];
+		ck_assert(perfmon_parse(text, len, &t, err, sizeof(err)) == 0);
+		const struct perfmon_event *e = perfmon_find(&t, f[i].name);
+		ck_assert_msg(e != NULL, "%s", f[i].name);
+		ck_assert_msg(e->taken_alone == f[i].alone && e->pebs == f[i].pebs, "%s %s: %d %u", f[i].model, f[i].name,
+			      e->taken_alone, e->pebs);
+		perfmon_release(&t);
+	}
+}
+END_TEST
+
 /* A libpfm4-like catalogue with its known faults, and a table that says otherwise. */
 static void make_libpfm(struct lk_pmu *p)
 {
@@ -486,6 +510,7 @@ Suite *vendor_suite(void)
 	tcase_add_loop_test(tc, test_counter_fields, 0, (int)ARRAY_SIZE(counter_fields));
 	tcase_add_loop_test(tc, test_files, 0, (int)ARRAY_SIZE(files));
 	tcase_add_loop_test(tc, test_shipped, 0, (int)ARRAY_SIZE(shipped));
+	tcase_add_test(tc, test_intel_flags);
 	tcase_add_loop_test(tc, test_intel_rows, 0, (int)ARRAY_SIZE(intel_rows));
 	tcase_add_test(tc, test_apply);
 	tcase_add_test(tc, test_merge);

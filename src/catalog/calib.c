@@ -407,9 +407,10 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 	strbuf_release(&sb);
 
 	out->profile = "none";
-	if (state == CALIB_UNSCHEDULABLE || state == CALIB_UNSUPPORTED) {
+	if (state != CALIB_MEASURED) {
 		snprintf(out->verdict, sizeof(out->verdict), "%s",
-			 state == CALIB_UNSCHEDULABLE ? "unschedulable" : "unsupported");
+			 state == CALIB_UNSCHEDULABLE ? "unschedulable"
+			 : state == CALIB_NEEDS_SAMPLING ? "needs sampling" : "unsupported");
 		return;
 	}
 	double effective[CALIB_MAX_PROBES] = { 0 };

@@ -113,7 +113,8 @@ struct calib_counts {
 	uint64_t n0;		/* the baseline's scale when not 1 (0 = 1): a sampled backend needs it longer */
 };
 
-enum calib_state { CALIB_MEASURED, CALIB_UNSUPPORTED, CALIB_UNSCHEDULABLE };
+/* CALIB_NEEDS_SAMPLING: a PEBS-only event (Intel's PEBS=2, LK_EVF_NEEDS_SAMPLING), left out of counting plans. */
+enum calib_state { CALIB_MEASURED, CALIB_UNSUPPORTED, CALIB_UNSCHEDULABLE, CALIB_NEEDS_SAMPLING };
 
 struct calib_result {
 	char verdict[32];

@@ -98,7 +98,7 @@ static int event_member(struct json_reader *j, const char *key, void *ctx)
 	static const struct { const char *key; uint64_t max; } nums[] = {
 		{ "EventCode", 0xff }, { "UMask", 0xff }, { "CounterMask", 0xff }, { "Invert", 1 },
 		{ "EdgeDetect", 1 }, { "AnyThread", 1 }, { "MSRIndex", UINT64_MAX }, { "MSRValue", UINT64_MAX },
-		{ "Offcore", 1 }, { "Deprecated", 1 },
+		{ "Offcore", 1 }, { "Deprecated", 1 }, { "TakenAlone", 1 }, { "PEBS", 3 },
 	};
 	if (!strcmp(key, "EventName")) {
 		if (strlen(v) > PERFMON_MAX_NAME) {
@@ -156,7 +156,9 @@ static int event_member(struct json_reader *j, const char *key, void *ctx)
 		case 6: e->msr_index = n; break;
 		case 7: e->msr_value = n; break;
 		case 8: e->offcore = n; break;
-		default: e->deprecated = n; break;
+		case 9: e->deprecated = n; break;
+		case 10: e->taken_alone = n; break;
+		default: e->pebs = (unsigned)n; break;
 		}
 	}
 	return 0;

@@ -38,6 +38,13 @@ struct perfmon_event {
 	int fixed;		/* the fixed counter it names, or -1 */
 	uint64_t msr_index, msr_value;	/* offcore response / other MSR (0: none) */
 	bool offcore, deprecated;
+	/*
+	 * TakenAlone: "can only be sampled or counted by itself" (Intel's perfmon README); PEBS: 0 no precise
+	 * record, 1 precise or not, 2 "can only be programmed as a PEBS event" (tables before Ice Lake; later ones
+	 * say CollectPEBSRecord/Precise instead, and mark no event PEBS-only).
+	 */
+	bool taken_alone;
+	unsigned pebs;
 };
 
 struct perfmon_table {

@@ -23,7 +23,7 @@
 #include <string.h>
 
 /* Bump when the rows read from the same libpfm4 change (names, masks, aliases). */
-#define PFMCAT_FORMAT 6
+#define PFMCAT_FORMAT 7
 
 char *pfmcat_event_name(const char *event, const char *umask)
 {
@@ -265,6 +265,55 @@ const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name)
 		    pmu->events[i].config1 == config1)
 			return &pmu->events[i];
 	return NULL;
+}
+
+bool pfmcat_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!pmu || !pmu->arch || strcmp(pmu->arch, "x86_64") || !pmu->config_mask)
+		return false;
+	bool intel = pfmcat_is_intel(pmu);
+	uint64_t config, config1;
+	if (pfmcat_parse_raw(name, intel, &config, &config1) < 0)
+		return false;
+	/* PERFEVTSEL (Intel SDM 3B 18.2.1, AMD APM 2 13.1.1): event 0-7 (AMD also 32-35), umask 8-15, edge 18,
+	 * any 21 (Intel), inv 23, cmask 24-31; usr, os, int, enable are lauka's to set, never the user's */
+	uint64_t known = 0xffffULL | (1ULL << 18) | (1ULL << 23) | 0xff000000ULL;
+	known |= intel ? (1ULL << 21) : 0xf00000000ULL;
+	unsigned code = (unsigned)(config & 0xff) | (intel ? 0 : (unsigned)((config >> 32) & 0xf) << 8);
+	if (!code || (config & ~known))
+		return false;
+	if (config1) {
+		static const unsigned msr_codes[] = { 0xb7, 0xbb, 0x2a, 0x2b, 0xcd, 0xc6, 0xc2, 0xad };
+		bool ok = false;
+		for (size_t i = 0; intel && i < ARRAY_SIZE(msr_codes); i++)
+			ok |= code == msr_codes[i];
+		if (!ok)
+			return false;
+	}
+	uint64_t rule;
+	int fixed;
+	pfmcat_counters(intel, config, (unsigned)__builtin_popcountll(pmu->config_mask),
+			(unsigned)__builtin_popcountll(pmu->fixed_mask), &rule, &fixed);
+	uint64_t pair = !intel && pfmcat_amd_pairs(pmu->name)
+				? pfmcat_pair_mask(config, (unsigned)__builtin_popcountll(pmu->config_mask)) : 0;
+	if (pair)	/* as the catalogue's own rows (AMD 0x003: an even counter and the next) */
+		rule = pair;
+	if (intel) {
+		uint64_t k = vendor_kernel_mask(pmu->name, config) & pmu->config_mask;
+		uint64_t gp = rule & pmu->config_mask;
+		if (k && gp)
+			rule = (rule & ~pmu->config_mask) | ((gp & k) ? gp & k : k);
+	}
+	out->name = xstrdup(name);
+	out->description = xasprintf("raw encoding no row of '%s' has: an ad-hoc row under the model's default "
+				      "counter rule", pmu->name);
+	out->number = config;
+	out->config1 = config1;
+	out->counters_mask = rule;
+	out->fixed_counter = fixed;
+	out->perf_type = 4;	/* PERF_TYPE_RAW */
+	return true;
 }
 
 void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel)

@@ -143,6 +143,16 @@ int pfmcat_host_counters(unsigned *gp, unsigned *fixed);
 int pfmcat_parse_raw(const char *s, bool intel, uint64_t *config, uint64_t *config1);
 /* A name as pmu_find() resolves it, else a raw spelling resolved to the row of that encoding; NULL when neither. */
 const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name);
+/*
+ * A well-formed raw x86 encoding no row has (perf's rNNNN or cpu/event=..,umask=..[,cmask=..][,inv][,edge]/)
+ * as an ad-hoc row of an Intel or AMD catalogue, in *out (name: the spelling given; strings malloc'd, the
+ * caller frees them as pmu_release() would): the model's default counter rule (pfmcat_counters: the general
+ * counters, a fixed counter for its architectural encoding, AMD's pair for 0x003), on Intel narrowed to the
+ * kernel's constraint for that code (catalog/vendor.h).  Well-formed: a non-zero event code, only
+ * PERFEVTSEL's event, umask, edge, any (Intel), inv and cmask bits, and a config1 only for an event of a
+ * shared register (offcore response, load latency, frontend).  false for anything else, or an Arm catalogue.
+ */
+bool pfmcat_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *out);
 /* perf's generic names (cycles, instructions, branch-misses, ...) as aliases of the rows of their encodings. */
 void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel);
 

@@ -22,6 +22,7 @@ struct item {
 	int prefer;		/* its fixed counter, or -1 */
 	bool pair;		/* takes even counter c of allowed and c + 1 (SCHED_PAIR) */
 	int res;		/* shared register class (RES_*), or -1 */
+	bool alone;		/* Intel's TakenAlone: no other event of class res beside it */
 	const struct lk_event *ev;
 };
 
@@ -66,7 +67,11 @@ static uint64_t allowed_of(const struct lk_pmu *pmu, const struct lk_event *ev, 
  * latency threshold (MSR 0x3f6, event 0xcd) and the frontend value
  * (MSR_PEBS_FRONTEND 0x3f7: event 0xc6, on Sapphire Rapids also 0xc2 and
  * 0xad).  An event's value is its config1; events with different values
- * of one register cannot share a pass.
+ * of one register cannot share a pass.  An event Intel marks TakenAlone
+ * ("can only be sampled or counted by itself", intel/perfmon's README: every
+ * FRONTEND_RETIRED.* and MEM_TRANS_RETIRED.LOAD_LATENCY_GT_*) shares its pass
+ * with no other event of its register, even one of the same value; other
+ * events may count beside it.
  */
 enum { RES_OCR, RES_LDLAT, RES_FE, NRES };
 static const unsigned res_cap[NRES] = { 2, 1, 1 };
@@ -95,21 +100,30 @@ static int resource_of(const struct lk_pmu *pmu, const struct lk_event *ev)
 /* The values of the shared registers one set of events holds. */
 struct res_use {
 	uint64_t value[NRES][2];
-	unsigned n[NRES];
+	unsigned n[NRES];	/* distinct values */
+	unsigned count[NRES];	/* events */
+	bool alone[NRES];	/* one of them is TakenAlone */
 };
 
-/* Whether an event with register class r and value v fits u (and records it when add). */
-static bool res_fits(struct res_use *u, int r, uint64_t v, bool add)
+/* Whether item x fits u (and records it when add). */
+static bool res_fits(struct res_use *u, const struct item *x, bool add)
 {
+	int r = x->res;
 	if (r < 0)
 		return true;
-	for (unsigned i = 0; i < u->n[r]; i++)
-		if (u->value[r][i] == v)
-			return true;
-	if (u->n[r] >= res_cap[r])
+	if (u->alone[r] || (x->alone && u->count[r]))
 		return false;
-	if (add)
-		u->value[r][u->n[r]++] = v;
+	bool have = false;
+	for (unsigned i = 0; i < u->n[r] && !have; i++)
+		have = u->value[r][i] == x->ev->config1;
+	if (!have && u->n[r] >= res_cap[r])
+		return false;
+	if (add) {
+		if (!have)
+			u->value[r][u->n[r]++] = x->ev->config1;
+		u->count[r]++;
+		u->alone[r] |= x->alone;
+	}
 	return true;
 }
 
@@ -138,6 +152,7 @@ static size_t collect(const struct lk_pmu *pmu, const struct lk_event *const *ev
 		it[k].ev = evs[i];
 		it[k].allowed = allowed_of(pmu, evs[i], &it[k].prefer);
 		it[k].res = resource_of(pmu, evs[i]);
+		it[k].alone = it[k].res >= 0 && (evs[i]->flags & LK_EVF_TAKEN_ALONE);
 		it[k].pair = (evs[i]->counters_mask & SCHED_PAIR) && evs[i]->fixed_counter < 0;
 		if (it[k].pair) {	/* an even counter whose odd partner exists */
 			uint64_t a = available(pmu), even = 0;
@@ -409,9 +424,22 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
 	struct res_use use = { 0 };
 	size_t over = SIZE_MAX;	/* an item whose register value does not fit */
 	for (size_t i = 0; i < k && over == SIZE_MAX; i++)
-		if (!res_fits(&use, it[i].res, it[i].ev->config1, true))
+		if (!res_fits(&use, &it[i], true))
 			over = i;
-	if (over != SIZE_MAX) {
+	if (over != SIZE_MAX && (it[over].alone || use.alone[it[over].res])) {
+		/* a TakenAlone event and another of its register: the pair is the conflict */
+		rc = -LK_ESCHED;
+		if (conflict) {
+			size_t j = SIZE_MAX;
+			for (size_t i = 0; i < over; i++)
+				if (it[i].res == it[over].res && (j == SIZE_MAX || (it[i].alone && !it[j].alone)))
+					j = i;
+			conflict->idx[conflict->n++] = it[over].idx;
+			if (j != SIZE_MAX)
+				conflict->idx[conflict->n++] = it[j].idx;
+			qsort(conflict->idx, conflict->n, sizeof(conflict->idx[0]), cmp_size);
+		}
+	} else if (over != SIZE_MAX) {
 		/* the register's capacity plus one events of distinct values: the smallest conflict */
 		rc = -LK_ESCHED;
 		if (conflict) {
@@ -492,6 +520,11 @@ static size_t passes_bound(const struct item *it, size_t k)
 		free(v);
 		if ((distinct + res_cap[r] - 1) / res_cap[r] > bound)
 			bound = (distinct + res_cap[r] - 1) / res_cap[r];
+		size_t alone = 0;	/* each TakenAlone event of the register takes a pass of its own */
+		for (size_t i = 0; i < k; i++)
+			alone += it[i].res == r && it[i].alone;
+		if (alone > bound)
+			bound = alone;
 	}
 	return bound;
 }
@@ -537,7 +570,7 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 			for (size_t q = 0; q < nps; q++) {
 				const struct pass *x = &ps[q];
 				if (x->pairs || !(it[i].allowed & ~x->used) ||
-				    !res_fits((struct res_use *)&x->use, it[i].res, it[i].ev->config1, false))
+				    !res_fits((struct res_use *)&x->use, &it[i], false))
 					continue;
 				if (p == SIZE_MAX || x->nitems < ps[p].nitems)
 					p = q;
@@ -554,7 +587,7 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 		size_t tries = 0;
 		for (size_t q = 0; p == SIZE_MAX && q < nps && tries < PASS_TRIES; q++) {
 			struct pass *x = &ps[q];
-			if (!res_fits(&x->use, it[i].res, it[i].ev->config1, false))
+			if (!res_fits(&x->use, &it[i], false))
 				continue;
 			tries++;
 			bool ok;
@@ -581,7 +614,7 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 				augment(&x->m, it, i);
 		}
 		struct pass *x = &ps[p];
-		res_fits(&x->use, it[i].res, it[i].ev->config1, true);
+		res_fits(&x->use, &it[i], true);
 		x->items = xrealloc(x->items, (x->nitems + 1) * sizeof(*x->items));
 		x->items[x->nitems++] = i;
 		x->pairs |= it[i].pair;

@@ -286,13 +286,23 @@ static bool apply_row(struct lk_event *ev, const struct perfmon_table *t, const 
 		return true;
 	}
 	if (v && !plain(v) && !v->offcore && !ev->config1) {
-		/* Intel's event needs an MSR besides PERFEVTSEL (SPR UOPS_RETIRED.MS: 0x3F7 = 0x8, perf's
-		 * frontend= term); libpfm4's encoding has none, so it may count something else. */
-		char now[96];
+		/* Intel's event needs an MSR besides PERFEVTSEL (SPR UOPS_RETIRED.MS: 0x04c2 with 0x3F7 = 0x8, perf's
+		 * frontend= term; libpfm4 0x08c2 and none): lauka opens Intel's encoding and MSR value, as Linux's
+		 * pmu-events do. */
+		char was[96], now[96];
+		perf_string(ev->number & VENDOR_FIELDS, was, sizeof(was));
 		perf_string(perfmon_config(v), now, sizeof(now));
 		free(ev->errata);
-		ev->errata = xasprintf("%s has %s with MSR 0x%" PRIx64 " = 0x%" PRIx64 ", which %s's encoding lacks: "
-				       "its counts may differ", label, now, v->msr_index, v->msr_value, libpfm);
+		ev->errata = xasprintf("%s encodes it %s without MSR 0x%" PRIx64 "; %s has %s with MSR 0x%" PRIx64
+				       " = 0x%" PRIx64 ": lauka uses the vendor's", libpfm, was, v->msr_index, label, now,
+				       v->msr_index, v->msr_value);
+		ev->number = (ev->number & ~VENDOR_FIELDS) | perfmon_config(v);
+		ev->config1 = v->msr_value;
+		corrected = true;
+		pfmcat_counters(true, ev->number, (unsigned)__builtin_popcountll(gp),
+				(unsigned)__builtin_popcountll(pmu->fixed_mask), &rule, &fixed);
+		ev->counters_mask = rule;
+		ev->fixed_counter = fixed;
 	}
 	if (v && plain(v)) {
 		uint64_t want = perfmon_config(v);
@@ -343,13 +353,34 @@ static void add_vendor_names(struct lk_pmu *pmu, const struct perfmon_table *t, 
 			/* an MSR event (offcore response, load latency, frontend): Intel's name is an alias of the row
 			 * with its encoding and MSR value (ICL OCR.DEMAND_DATA_RD.L3_HIT.ANY, catalog-audit-5 C8) */
 			uint64_t key = enc_key(linux_config(v));
-			for (size_t r = 0; r < nrows; r++)
+			bool found = false;
+			for (size_t r = 0; r < nrows && !found; r++)
 				if (pmu->events[r].config1 == v->msr_value && enc_key(pmu->events[r].number) == key &&
 				    pmu->events[r].perf_type == 4) {
 					pmu_add_alias(pmu, v->name, pmu->events[r].name);
 					vendor_names_add(&names, pmu->aliases[pmu->naliases - 1].alias);
-					break;
+					found = true;
 				}
+			/*
+			 * A load-latency threshold or frontend value libpfm4 has no row for (Intel's
+			 * MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 ... _1024, MSR 0x3F6; FRONTEND_RETIRED.LATENCY_GE_*, MSR
+			 * 0x3F7; catalog-audit-5 C8): a row of its own, the MSR's value as config1 (perf's ldlat= and
+			 * frontend= terms).  Offcore responses are not: the lean tables keep one per encoding.
+			 */
+			if (!found && !v->offcore && !v->deprecated && v->fixed < 0 &&
+			    (v->msr_index == 0x3f6 || v->msr_index == 0x3f7)) {
+				struct lk_event ev = { .fixed_counter = -1, .perf_type = 4 /* PERF_TYPE_RAW */ };
+				ev.name = v->name;
+				ev.number = linux_config(v);
+				ev.config1 = v->msr_value;
+				ev.description = xasprintf("(from %s; libpfm4 has no event of this encoding and MSR 0x%" PRIx64
+							   " value)", label, v->msr_index);
+				uint64_t a = (smt_off ? v->counters_htoff : v->counters) & gp;
+				ev.counters_mask = a ? a : gp;
+				pmu_add_event(pmu, &ev);
+				vendor_names_add(&names, pmu->events[pmu->nevents - 1].name);
+				free(ev.description);
+			}
 			continue;
 		}
 		uint64_t config = linux_config(v);
@@ -474,6 +505,11 @@ static uint64_t kernel_mask(const struct kc *kc, uint64_t config)
 	return 0;
 }
 
+uint64_t vendor_kernel_mask(const char *model, uint64_t config)
+{
+	return kernel_mask(kernel_constraints(model), config);
+}
+
 /*
  * Each general-counter row narrowed to the kernel's counters (catalog-audit-5
  * C6: SPR amx_ops_retired.* on counter 0, SKL inst_retired.total_cycles on
@@ -548,6 +584,56 @@ static size_t drop_event_zero(struct lk_pmu *pmu)
 	return n - w;
 }
 
+/*
+ * Intel's flags of a row, by its encoding (and MSR value: an Intel event of the
+ * encoding with the row's config1 decides, else every event of the encoding):
+ * TakenAlone when an event of the encoding has it (Intel marks whole encodings:
+ * every FRONTEND_RETIRED.* and MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* on SKL), and
+ * needs sampling when every one deciding is PEBS=2 (SKL
+ * FRONTEND_RETIRED.LATENCY_GE_1, not its other values).
+ */
+static unsigned row_flags(const struct perfmon_table *t, const struct lk_event *ev)
+{
+	if (ev->perf_type != 4)
+		return 0;
+	uint64_t key = enc_key(ev->number);
+	unsigned flags = 0, n_val = 0, pebs2_val = 0, n_enc = 0, pebs2_enc = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct perfmon_event *e = &t->events[i];
+		if (e->fixed >= 0 || e->deprecated || enc_key(linux_config(e)) != key)
+			continue;
+		if (e->taken_alone)
+			flags |= LK_EVF_TAKEN_ALONE;
+		n_enc++;
+		pebs2_enc += e->pebs == 2;
+		if ((e->msr_index ? e->msr_value : 0) == ev->config1) {
+			n_val++;
+			pebs2_val += e->pebs == 2;
+		}
+	}
+	if (n_val ? pebs2_val == n_val : n_enc && pebs2_enc == n_enc)
+		flags |= LK_EVF_NEEDS_SAMPLING;
+	return flags;
+}
+
+static void set_flags(struct lk_pmu *pmu, const struct perfmon_table *t)
+{
+	for (size_t i = 0; i < pmu->nevents; i++)
+		pmu->events[i].flags = row_flags(t, &pmu->events[i]);
+}
+
+void vendor_flags_builtin(struct lk_pmu *pmu, const char *model)
+{
+	size_t len;
+	const char *text = model ? vendor_builtin(model, &len) : NULL;
+	struct perfmon_table t;
+	char err[256];
+	if (!text || perfmon_parse(text, len, &t, err, sizeof(err)) < 0)
+		return;
+	set_flags(pmu, &t);
+	perfmon_release(&t);
+}
+
 size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off)
 {
 	unsigned gp = smt_off ? t->gp_htoff : t->gp;
@@ -565,6 +651,7 @@ size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const cha
 	add_vendor_names(pmu, t, label, smt_off);
 	apply_kernel(pmu);
 	drop_event_zero(pmu);
+	set_flags(pmu, t);
 	pmu_sort(pmu);
 	return corrected;
 }
@@ -823,5 +910,6 @@ void vendor_catalog(const struct perfmon_table *t, const char *name, struct lk_p
 	pmu_sort(out);
 	vendor_merge_duplicates(out, t);
 	pfmcat_generic_aliases(out, true);
+	set_flags(out, t);
 	pmu_sort(out);
 }

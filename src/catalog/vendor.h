@@ -58,6 +58,14 @@ const char *vendor_table_for(const char *model, unsigned family, unsigned cpu_mo
  * names the table in errata ("Intel's table (SKL V59)").  Returns how many
  * rows' encodings were corrected.  pmu is sorted again.
  */
+/*
+ * Intel's TakenAlone and PEBS=2 flags (LK_EVF_*) of the rows, by encoding, from
+ * the table lauka ships for model (vendor_builtin; nothing without one).  The
+ * database does not keep flags: a catalogue loaded from it gets them here.
+ */
+void vendor_flags_builtin(struct lk_pmu *pmu, const char *model);
+/* The general counters Linux allows an encoding on this libpfm4 model (its constraint tables); 0: no entry, or no table. */
+uint64_t vendor_kernel_mask(const char *model, uint64_t config);
 size_t vendor_apply(struct lk_pmu *pmu, const struct perfmon_table *t, const char *label, bool smt_off);
 
 /*

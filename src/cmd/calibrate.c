@@ -594,6 +594,11 @@ static void plan_passes(const struct lk_pmu *pmu, struct cal_plan *pl)
 	pl->m = 0;
 	for (size_t i = 0; i < n; i++) {
 		pl->evs[i].ev = &pmu->events[i];
+		if (pmu->events[i].flags & LK_EVF_NEEDS_SAMPLING) {
+			mark(&pl->evs[i], CALIB_NEEDS_SAMPLING, "a PEBS-only event (Intel's PEBS=2): it counts only when "
+			     "sampled, so a counting pass leaves it out");
+			continue;
+		}
 		int counter;
 		struct sched_conflict conflict;
 		if (sched_assign(pmu, &pl->evs[i].ev, 1, &counter, &conflict) < 0) {
@@ -636,9 +641,9 @@ static void print_plan(const struct cal_run *cr, const struct cal_plan *pl)
 		strbuf_release(&line);
 	}
 	for (size_t i = 0; i < pl->n; i++)
-		if (pl->evs[i].state == CALIB_UNSCHEDULABLE) {
+		if (pl->evs[i].state == CALIB_UNSCHEDULABLE || pl->evs[i].state == CALIB_NEEDS_SAMPLING) {
 			char *s = shown(cr->pmu, pl->evs[i].ev->name);
-			printf("unschedulable: %s\n", s);
+			printf("%s: %s\n", pl->evs[i].state == CALIB_NEEDS_SAMPLING ? "needs sampling" : "unschedulable", s);
 			free(s);
 		}
 }
@@ -794,7 +799,7 @@ static int run_passes(struct cal_run *cr, struct cal_plan *pl)
 /* Verdicts for every event, the table, the reasons and the summary line; true when nothing was counted. */
 static bool judge(const struct cal_run *cr, const struct calib_expectations *exp, struct cal_plan *pl)
 {
-	size_t nval = 0, nfail = 0, nsilent = 0, ndead = 0, nlin = 0, nunsup = 0, nunsched = 0;
+	size_t nval = 0, nfail = 0, nsilent = 0, ndead = 0, nlin = 0, nunsup = 0, nunsched = 0, nsampling = 0;
 	const char *names[CALIB_MAX_PROBES];
 	for (size_t p = 0; p < cr->nprobes; p++)
 		names[p] = cr->scales[p].probe;
@@ -811,6 +816,7 @@ static bool judge(const struct cal_run *cr, const struct calib_expectations *exp
 		nlin += !strcmp(v, "linear");
 		nunsup += !strcmp(v, "unsupported");
 		nunsched += !strcmp(v, "unschedulable");
+		nsampling += !strcmp(v, "needs sampling");
 	}
 	print_table(cr, pl->evs, pl->n);
 	printf("\n");
@@ -822,8 +828,11 @@ static bool judge(const struct cal_run *cr, const struct calib_expectations *exp
 	text_printf(stdout, 4, "%zu events: %zu validated, %zu failed, %zu silent, %zu dead here, %zu linear (no "
 		    "expectation), %zu unsupported, %zu unschedulable", pl->n, nval, nfail, nsilent, ndead, nlin, nunsup,
 		    nunsched);
+	if (nsampling)
+		text_printf(stdout, 4, "%zu PEBS-only event%s left out (needs sampling: Intel's PEBS=2)", nsampling,
+			    nsampling == 1 ? "" : "s");
 	fflush(stdout);
-	return pl->n && nunsup + nunsched == pl->n;
+	return pl->n && nunsup + nunsched + nsampling == pl->n;
 }
 
 /* The reason the first uncounted event gave (every event had one: nothing was counted). */

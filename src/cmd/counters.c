@@ -739,19 +739,32 @@ static void print_json(const struct counters_opts *o, const struct lk_backend *b
 			export_json_str(stdout, enc);
 		else
 			printf("null");
-		printf(", \"counters\": [");
+		/*
+		 * One shape for every catalogue (catalog-audit-5 C14): "counters" the general counters (integers),
+		 * "fixed" Intel's fixed counters by number (integers), "cycle_counter" Arm PMUv3's PMCCNTR_EL0.
+		 * kpep numbers its counters in one range: all in "counters".
+		 */
 		uint64_t m = e->counters_mask & ~SCHED_PAIR;
+		bool split = p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon") || arm_pmu(p));
+		bool cycle = false;
 		size_t nc = 0;
+		printf(", \"counters\": [");
 		for (int c = 0; c < 64; c++)
+			if (m >> c & 1 && (!split || c < PFMCAT_FIXED_BASE))
+				printf("%s%d", nc++ ? ", " : "", c);
+		printf("], \"fixed\": [");
+		nc = 0;
+		for (int c = PFMCAT_FIXED_BASE; split && c < 64; c++)
 			if (m >> c & 1) {
-				if (c >= PFMCAT_FIXED_BASE && arm_pmu(p))
-					printf("%s\"cycle\"", nc++ ? ", " : "");	/* PMUv3's cycle counter, PMCCNTR_EL0 */
-				else if (c >= PFMCAT_FIXED_BASE && p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon")))
-					printf("%s\"fixed %d\"", nc++ ? ", " : "", c - PFMCAT_FIXED_BASE);
+				if (arm_pmu(p))
+					cycle = true;
 				else
-					printf("%s%d", nc++ ? ", " : "", c);
+					printf("%s%d", nc++ ? ", " : "", c - PFMCAT_FIXED_BASE);
 			}
-		printf("], \"pair\": %s, \"verdict\": ", e->counters_mask & SCHED_PAIR ? "true" : "false");
+		printf("], \"cycle_counter\": %s", cycle ? "true" : "false");
+		printf(", \"taken_alone\": %s, \"needs_sampling\": %s", e->flags & LK_EVF_TAKEN_ALONE ? "true" : "false",
+		       e->flags & LK_EVF_NEEDS_SAMPLING ? "true" : "false");
+		printf(", \"pair\": %s, \"verdict\": ", e->counters_mask & SCHED_PAIR ? "true" : "false");
 		const char *v = catalog_verdict(cat, e);
 		if (!v && why[i][0])
 			v = "unsupported";
@@ -840,7 +853,8 @@ static int check_sources(const struct counters_opts *o, const struct lk_pmu *p)
 static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 {
 	const struct lk_event **evs = NULL;
-	size_t n = 0;
+	struct lk_event **adhoc = NULL;	/* raw encodings no row has (pfmcat_adhoc), owned */
+	size_t n = 0, nadhoc = 0;
 	int rc = EXIT_USAGE;
 	char *list = xstrdup(o->check), *save = NULL;
 	/* perf's cpu/event=0xd1,umask=0x20/ holds commas: a comma between slashes does not split the list */
@@ -862,6 +876,13 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 		if (!*t)
 			continue;
 		const struct lk_event *ev = pfmcat_find(p, t);
+		struct lk_event raw;
+		if (!ev && pfmcat_adhoc(p, t, &raw)) {
+			adhoc = xrealloc(adhoc, (nadhoc + 1) * sizeof(*adhoc));
+			adhoc[nadhoc] = xmalloc(sizeof(raw));
+			*adhoc[nadhoc] = raw;
+			ev = adhoc[nadhoc++];
+		}
 		if (!ev) {
 			const char *best[4];
 			size_t nb = pmu_suggest(p, t, best, 4);
@@ -927,6 +948,12 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 	free(counter);
 	rc = 0;
 out:
+	for (size_t i = 0; i < nadhoc; i++) {
+		free(adhoc[i]->name);
+		free(adhoc[i]->description);
+		free(adhoc[i]);
+	}
+	free(adhoc);
 	free(evs);
 	free(list);
 	return rc;

@@ -8,6 +8,7 @@
 #include "catalog/db.h"
 #include "catalog/pfm.h"
 #include "catalog/vendor-arm.h"
+#include "catalog/vendor.h"
 #ifdef __linux__
 #include "backend/perf-events.h"
 #endif
@@ -153,7 +154,9 @@ static int load_pfm(struct db *db, const char *model, struct lk_pmu *out, char *
 	int r = sync_pfm(db, model, out, &have_live, err, len);
 	if (r < 0 || have_live)
 		return r;
-	return db_load_pmu(db, "pfm", model, out, err, len);
+	if ((r = db_load_pmu(db, "pfm", model, out, err, len)) == 0)
+		vendor_flags_builtin(out, pfmcat_vendor_table(model));	/* flags are not stored */
+	return r;
 }
 
 /* Is name one of the first n events or a aliases (the catalogue before a merge)? */

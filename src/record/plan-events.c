@@ -182,6 +182,17 @@ static void sel_add_counter(struct record *rec, const struct lk_event *ev, bool 
 	sel_add(rec, 1, ev, explicit);
 }
 
+#ifdef __linux__
+/* A raw event no catalogue row names, kept by rec (freed with it) and selected. */
+static int add_raw(struct record *rec, struct lk_event *raw)
+{
+	rec->raw = xrealloc(rec->raw, (rec->nraw + 1) * sizeof(*rec->raw));
+	rec->raw[rec->nraw++] = raw;
+	sel_add(rec, 1, raw, true);
+	return 0;
+}
+#endif
+
 /* Add a named measurement to the selection; 0, or the exit code after an error. */
 static int select_name(struct record *rec, const char *name, bool split)
 {
@@ -211,10 +222,15 @@ static int select_name(struct record *rec, const char *name, bool split)
 		raw->number = config;
 		raw->fixed_counter = -1;
 		raw->counters_mask = bpmu->config_mask | (config == 0x11 ? bpmu->fixed_mask : 0);
-		rec->raw = xrealloc(rec->raw, (rec->nraw + 1) * sizeof(*rec->raw));
-		rec->raw[rec->nraw++] = raw;
-		sel_add(rec, 1, raw, true);
-		return 0;
+		return add_raw(rec, raw);
+	}
+	/* A raw x86 encoding no row has (r0ff44, cpu/event=0x44,umask=0xff,cmask=1/): an ad-hoc row under the
+	 * model's default counter rule (pfmcat_adhoc), counted as perf stat -e would. */
+	struct lk_event adhoc;
+	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && pfmcat_adhoc(bpmu, name, &adhoc)) {
+		struct lk_event *raw = xmalloc(sizeof(*raw));
+		*raw = adhoc;
+		return add_raw(rec, raw);
 	}
 	/* perf's PMU form of a raw event on a core PMU (armv8_pmuv3/event=0x23/, cpu/event=0xd1,umask=0x20/)
 	 * no row names: encoded with that PMU's sysfs format files, opened with its type (issue 36 P8) */
@@ -235,10 +251,7 @@ static int select_name(struct record *rec, const char *name, bool split)
 			 * armv8pmu_get_event_idx) */
 			raw->counters_mask = bpmu->config_mask |
 					     (arm && pe.number == 0x11 && !pe.config1 ? bpmu->fixed_mask : 0);
-			rec->raw = xrealloc(rec->raw, (rec->nraw + 1) * sizeof(*rec->raw));
-			rec->raw[rec->nraw++] = raw;
-			sel_add(rec, 1, raw, true);
-			return 0;
+			return add_raw(rec, raw);
 		}
 	}
 	/* perf's privilege modifiers: :u counts user mode only (every counter event then: one mode a record) */

@@ -49,7 +49,7 @@ for e in intel:
         print("unknown:", e["EventName"]); bad += 1; continue
     checked += 1
     want = counters(e["Counter"])
-    got = set(r["counters"])
+    got = set(r["counters"]) | {"fixed %d" % f for f in r["fixed"]}
     if e["Counter"].startswith("Fixed"):
         if not want <= got:
             print("fixed:", e["EventName"], got); bad += 1
@@ -65,6 +65,23 @@ for e in intel:
            int(e.get("EdgeDetect", "0")), int(e.get("AnyThread", "0")))
     if decode(r["encoding"]) != ref:
         print("encoding:", e["EventName"], r["encoding"], "Intel", ref); bad += 1
+
+# Intel's load-latency and frontend events (MSR 0x3F6 / 0x3F7: MEM_TRANS_RETIRED.LOAD_LATENCY_GT_*,
+# FRONTEND_RETIRED.LATENCY_GE_*, ...) resolve by Intel's name to a row with Intel's encoding and MSRValue as config1.
+msr_rows = 0
+for e in intel:
+    mi = int((e.get("MSRIndex") or "0").split(",")[0], 0)
+    if mi not in (0x3f6, 0x3f7) or e.get("Deprecated") == "1" or e["Counter"].startswith("Fixed"):
+        continue
+    r = by.get(e["EventName"].lower())
+    want = int(e["EventCode"].split(",")[0], 16) | int(e["UMask"], 16) << 8 | int(e.get("CounterMask", "0")) << 24
+    if r is None:
+        print("unknown MSR event:", e["EventName"]); bad += 1; continue
+    if r["config"] & 0xff00ffff != want or r["config1"] != int(e["MSRValue"], 0):
+        print("MSR event:", e["EventName"], hex(r["config"]), hex(r["config1"]), "Intel", hex(want), e["MSRValue"]); bad += 1
+    msr_rows += 1
+if msr_rows < 8:
+    print("only", msr_rows, "load-latency/frontend events"); bad += 1
 
 # Every pass of the plan is one the kernel opens (HT on): each row resolved by its encoding, not its name, to
 # the Counter lists of Intel's events of that encoding (offcore's RSP_1 twin 0xbb/0x2b folded onto 0xb7/0x2a;
@@ -101,6 +118,26 @@ for e in intel:
             | int(e.get("Invert", "0")) << 23 | int(e.get("CounterMask", "0")) << 24)
     by_enc[k] = by_enc.get(k, counters(e["Counter"])) & counters(e["Counter"])
 CAP = {0x1a6: 2, 0x1a7: 2, 0x3f6: 1, 0x3f7: 1}
+# Intel's README: TakenAlone "can only be sampled or counted by itself"; lauka runs such an event with no other event
+# of its shared register (MSRIndex).  PEBS=2: "can only be programmed as a PEBS event", so never in a counting plan.
+# Both by encoding (and MSR value, where an Intel event of the encoding has the row's; else all of the encoding).
+taken_alone, pebs_of, pebs_enc = set(), {}, {}
+for e in intel:
+    if e["Counter"].startswith("Fixed") or e.get("Deprecated") == "1":
+        continue
+    codes = [int(c, 16) for c in e["EventCode"].split(",")]
+    k = key(codes[0] | int(e["UMask"], 16) << 8 | int(e.get("EdgeDetect", "0")) << 18 | int(e.get("AnyThread", "0")) << 21
+            | int(e.get("Invert", "0")) << 23 | int(e.get("CounterMask", "0")) << 24)
+    if e.get("TakenAlone") == "1":
+        taken_alone.add(k)
+    v = int(e.get("MSRValue", "0") or "0", 0) if int((e.get("MSRIndex") or "0").split(",")[0], 0) else 0
+    pebs_of.setdefault((k, v), set()).add(e.get("PEBS", "0"))
+    pebs_enc.setdefault(k, set()).add(e.get("PEBS", "0"))
+
+def needs_sampling(name):
+    config, config1 = enc_of(by[name]["encoding"]) or (0, 0)
+    s = pebs_of.get((key(config), config1)) or pebs_enc.get(key(config))
+    return s == {"2"}
 
 
 def allowed(name):
@@ -134,21 +171,29 @@ def fits(evs):
     for msr, v in vals.items():
         if len(v) > CAP[msr]:
             return "%d values of MSR 0x%x" % (len(v), msr)
+    for n in evs:
+        config, _ = enc_of(by[n]["encoding"])
+        if key(config) not in taken_alone:
+            continue
+        msr = msr_of_code.get(config & 0xffff)
+        if msr is not None and sum(1 for o in evs if msr_of_code.get(enc_of(by[o]["encoding"])[0] & 0xffff) == msr) > 1:
+            return "TakenAlone %s with another event of MSR 0x%x" % (n, msr)
     return None
 
 passes = [l.split()[2:] for l in open(sys.argv[3]) if l.startswith("pass ")]
 for k, p in enumerate(passes):
-    why = fits(p)
+    why = fits(p) or next(("needs sampling (PEBS=2): " + n for n in p if needs_sampling(n)), None)
     if why:
         print("pass", k + 1, "is refused by the kernel (%s):" % why, " ".join(p)); bad += 1
 # The plan is short: within 5% of a lower bound computed here from the rows' own masks (Hall's condition over
 # the unions of one or two distinct masks: the events confined to a set of counters need |events| / |set|
 # passes) and the shared registers (distinct values / the kernel's registers).
 def mask_of(r):
-    return frozenset(r["counters"])
+    return frozenset(r["counters"]) | {"fixed %d" % f for f in r["fixed"]}
 masks = {}
-for r in {id(v): v for v in by.values()}.values():
-    if r["counters"]:
+planned = [r for r in {id(v): v for v in by.values()}.values() if not needs_sampling(r["name"])]
+for r in planned:
+    if r["counters"] or r["fixed"]:
         masks.setdefault(mask_of(r), 0)
         masks[mask_of(r)] += 1
 lb = 0
@@ -158,18 +203,27 @@ for a in ms:
         u = a | b
         k = sum(n for m, n in masks.items() if m <= u)
         lb = max(lb, -(-k // len(u)))
-regs = {}
-for r in {id(v): v for v in by.values()}.values():
+regs, alone = {}, {}
+for r in planned:
     config, config1 = enc_of(r["encoding"]) or (0, 0)
     msr = msr_of_code.get(config & 0xffff)
     if msr in CAP:
         regs.setdefault(CAP[msr] == 2 and 0x1a6 or msr, set()).add(config1)
+        if key(config) in taken_alone:
+            alone[msr] = alone.get(msr, 0) + 1
 for msr, v in regs.items():
     lb = max(lb, -(-len(v) // CAP[msr]))
+for msr, n in alone.items():
+    lb = max(lb, n)
 if len(passes) > lb * 1.05:
     print("plan of", len(passes), "passes; a lower bound is", lb); bad += 1
 print(sys.argv[1].split("/")[-1], "checked", checked, "events and", len(passes), "passes (lower bound", lb, ");", bad, "problems")
 sys.exit(1 if bad or checked < 200 else 0)
 PY
 done
+# one load-latency threshold per pass (MSR 0x3F6), and a TakenAlone frontend event with no other of MSR 0x3F7
+run "$LAUKA" counters --pmu icl --check mem_trans_retired.load_latency_gt_4,mem_trans_retired.load_latency_gt_8
+expect_rc 2
+run "$LAUKA" counters --pmu icl --check mem_trans_retired.load_latency_gt_4,frontend_retired.latency_ge_4,cycles
+expect_rc 0
 exit 0
