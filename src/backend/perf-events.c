@@ -642,6 +642,24 @@ int perf_pmu_system_wide(const char *pmu, size_t len)
 	return pathf(path, sizeof(path), "%s/%.*s/cpumask", sysfs_root(), (int)len, pmu) == 0 && stat(path, &st) == 0;
 }
 
+bool perf_arm_midr(unsigned *impl, unsigned *part)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return false;
+	bool gi = false, gp = false;
+	char line[256];
+	while ((!gi || !gp) && fgets(line, sizeof(line), f)) {
+		const char *colon = strchr(line, ':');
+		if (colon && !strncmp(line, "CPU implementer", 15))
+			gi = sscanf(colon + 1, " %x", impl) == 1;
+		else if (colon && !strncmp(line, "CPU part", 8))
+			gp = sscanf(colon + 1, " %x", part) == 1;
+	}
+	fclose(f);
+	return gi && gp && *impl <= 0xff && *part <= 0xfff;
+}
+
 /*
  * arm64's /proc/cpuinfo has no "model name": the CPU by its MIDR fields instead (issue 36 P7), so
  * a Graviton 2, an Ampere Altra and a Raspberry Pi are not one machine ("Linux perf events") for
@@ -656,21 +674,8 @@ static char *arm_cpu_name(void)
 		{ 0xd44, "Cortex-X1" }, { 0xd46, "Cortex-A510" }, { 0xd47, "Cortex-A710" }, { 0xd48, "Cortex-X2" },
 		{ 0xd49, "Neoverse N2" }, { 0xd4f, "Neoverse V2" },
 	};
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return NULL;
 	unsigned impl = 0, part = 0;
-	bool gi = false, gp = false;
-	char line[256];
-	while ((!gi || !gp) && fgets(line, sizeof(line), f)) {
-		const char *colon = strchr(line, ':');
-		if (colon && !strncmp(line, "CPU implementer", 15))
-			gi = sscanf(colon + 1, " %x", &impl) == 1;
-		else if (colon && !strncmp(line, "CPU part", 8))
-			gp = sscanf(colon + 1, " %x", &part) == 1;
-	}
-	fclose(f);
-	if (!gi || !gp)
+	if (!perf_arm_midr(&impl, &part))
 		return NULL;
 	for (size_t i = 0; impl == 0x41 && i < ARRAY_SIZE(arm); i++)
 		if (arm[i].part == part)

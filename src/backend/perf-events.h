@@ -40,6 +40,8 @@ int perf_have_core_pmu(void);
 int perf_core_pmu_name(char *buf, size_t len);
 /* Is the PMU named by name[0..len) a core PMU by that rule? */
 int perf_is_core_pmu(const char *name, size_t len);
+/* arm64: this CPU's MIDR fields from /proc/cpuinfo ("CPU implementer", "CPU part"); false elsewhere. */
+bool perf_arm_midr(unsigned *impl, unsigned *part);
 /*
  * The core PMUs of a hybrid Intel CPU (`cpu_core`, `cpu_atom`) with their sysfs types, in that
  * order: how many (0 unless there are at least two), the first `max` of them in out.  The perf

@@ -197,21 +197,8 @@ static void arm_generic_counters(struct lk_pmu *pmu, size_t n, uint64_t mask, ui
 static void arm_cpuid(char *buf, size_t len)
 {
 	unsigned impl = 0, part = 0;
-	bool gi = false, gp = false;
 	buf[0] = '\0';
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[256];
-	while ((!gi || !gp) && fgets(line, sizeof(line), f)) {
-		const char *colon = strchr(line, ':');
-		if (colon && !strncmp(line, "CPU implementer", 15))
-			gi = sscanf(colon + 1, " %x", &impl) == 1;
-		else if (colon && !strncmp(line, "CPU part", 8))
-			gp = sscanf(colon + 1, " %x", &part) == 1;
-	}
-	fclose(f);
-	if (gi && gp && impl <= 0xff && part <= 0xfff)
+	if (perf_arm_midr(&impl, &part))
 		snprintf(buf, len, "0x%02x%03x", impl, part);
 }
 #endif
