@@ -333,6 +333,7 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char **note, cha
  * lunarlake_skymont_core.json; mapfile.csv's Core Type 0x20), so the Atom microarchitectures'
  * names say it.
  */
+#ifdef __linux__
 static bool ecore_table(const struct lk_pmu *p)
 {
 	static const char *const atom[] = { "gracemont", "crestmont", "skymont", "darkmont", "tremont" };
@@ -344,6 +345,7 @@ static bool ecore_table(const struct lk_pmu *p)
 					return true;
 	return false;
 }
+#endif
 
 /*
  * On a hybrid Intel CPU PERF_TYPE_RAW reaches the big cores' PMU only (arch/x86/events/core.c

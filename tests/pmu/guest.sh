@@ -93,8 +93,8 @@ as_user 'lauka counters --pmu arm_ac57 --check-sources' >$out 2>$err
 as_user 'lauka counters --pmu arm_ac57 --json' >/tmp/a57.json 2>$err
 if [ "$n" -ge 2 ] && [ -z "$wrong" ] &&
 	grep -q "^0 of [0-9]* events differ between libpfm4 and Arm's table (Cortex-A57)" $out &&
-	grep '"name": "cpu_cycles"' /tmp/a57.json | grep -q '"cycle"' &&
-	! grep '"name": "inst_retired"' /tmp/a57.json | grep -q '"cycle"' &&
+	grep '"name": "cpu_cycles"' /tmp/a57.json | grep -q '"cycle_counter": true' &&
+	! grep '"name": "inst_retired"' /tmp/a57.json | grep -q '"cycle_counter": true' &&
 	grep '"name": "inst_retired"' /tmp/a57.json | grep -q '"arm-data"'; then
 	ok "Arm's table: $n sysfs names resolve to sysfs's numbers; libpfm4 agrees; cycles on the cycle counter"
 else
