@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifdef __linux__
 #include <linux/perf_event.h>
+#include <sys/syscall.h>
 #else
 /* Values from the Linux UAPI, so the catalogue logic compiles everywhere. */
 enum { PERF_TYPE_HARDWARE = 0, PERF_TYPE_SOFTWARE = 1, PERF_TYPE_HW_CACHE = 3 };
