@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void event_release(struct lk_event *ev)
+void pmu_event_release(struct lk_event *ev)
 {
 	free(ev->name);
 	free(ev->description);
@@ -21,7 +21,7 @@ void pmu_release(struct lk_pmu *pmu)
 	if (!pmu)
 		return;
 	for (size_t i = 0; i < pmu->nevents; i++)
-		event_release(&pmu->events[i]);
+		pmu_event_release(&pmu->events[i]);
 	for (size_t i = 0; i < pmu->naliases; i++) {
 		free(pmu->aliases[i].alias);
 		free(pmu->aliases[i].target);

@@ -58,6 +58,8 @@ struct lk_pmu {
 	bool sorted;
 };
 
+/* Free an event's strings (a row dropped from pmu->events before pmu_release). */
+void pmu_event_release(struct lk_event *ev);
 void pmu_release(struct lk_pmu *pmu);
 
 /* Append an event (copied, strings duplicated); returns the new entry. */

@@ -129,11 +129,7 @@ static void drop_chain(struct lk_pmu *pmu)
 	for (size_t i = 0; i < n; i++) {
 		struct lk_event *e = &pmu->events[i];
 		if (raw_row(e) && e->number == ARM_CHAIN) {
-			free(e->name);
-			free(e->description);
-			free(e->fallback);
-			free(e->errata);
-			free(e->unit);
+			pmu_event_release(e);
 			continue;
 		}
 		pmu->events[w++] = *e;

@@ -554,11 +554,7 @@ static size_t drop_event_zero(struct lk_pmu *pmu)
 		bool bad = e->perf_type == 4 && (e->number & 0xff) == 0 && !e->config1 &&
 			   (umask < 1 || umask > 4 || e->fixed_counter < 0);
 		if (bad) {
-			free(e->name);
-			free(e->description);
-			free(e->fallback);
-			free(e->errata);
-			free(e->unit);
+			pmu_event_release(e);
 			continue;
 		}
 		pmu->events[w++] = *e;
@@ -804,11 +800,7 @@ size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t
 	for (size_t i = 0; i < n; i++) {
 		struct lk_event *e = &pmu->events[i];
 		if (into[i] != i) {
-			free(e->name);
-			free(e->description);
-			free(e->fallback);
-			free(e->errata);
-			free(e->unit);
+			pmu_event_release(e);
 			continue;
 		}
 		pmu->events[w++] = *e;

@@ -171,6 +171,18 @@ static bool known(const struct lk_pmu *pmu, size_t n, size_t a, const char *name
 	return false;
 }
 
+/* Add v's rows and aliases whose names pmu does not have yet (those pmu had before this call). */
+static void add_unknown(struct lk_pmu *pmu, const struct lk_pmu *v)
+{
+	size_t n0 = pmu->nevents, a0 = pmu->naliases;
+	for (size_t i = 0; i < v->nevents; i++)
+		if (!known(pmu, n0, a0, v->events[i].name))
+			pmu_add_event(pmu, &v->events[i]);
+	for (size_t i = 0; i < v->naliases; i++)
+		if (!known(pmu, n0, a0, v->aliases[i].alias))
+			pmu_add_alias(pmu, v->aliases[i].alias, v->aliases[i].target);
+}
+
 /*
  * On an Arm PMU the generic hardware events (cycles, instructions) and the CPU PMU's sysfs
  * events (armv8_pmuv3_0/inst_retired/) take one of its counters like any raw event: the
@@ -223,13 +235,7 @@ static void merge_arm_table(struct lk_pmu *pmu)
 		return;
 	struct lk_pmu v;
 	vendor_arm_catalog(&t, t.cpu ? t.cpu : cpuid, &v);
-	size_t n0 = pmu->nevents, a0 = pmu->naliases;
-	for (size_t i = 0; i < v.nevents; i++)
-		if (!known(pmu, n0, a0, v.events[i].name))
-			pmu_add_event(pmu, &v.events[i]);
-	for (size_t i = 0; i < v.naliases; i++)
-		if (!known(pmu, n0, a0, v.aliases[i].alias))
-			pmu_add_alias(pmu, v.aliases[i].alias, v.aliases[i].target);
+	add_unknown(pmu, &v);
 	pmu_release(&v);
 	armpmu_release(&t);
 	pmu_sort(pmu);
@@ -298,13 +304,8 @@ static int merge_present_pfm(struct db *db, struct lk_pmu *pmu, char **note, cha
 		struct lk_pmu v;
 		if ((r = load_pfm(db, models[m], &v, err, len)) < 0)
 			break;
-		size_t n0 = pmu->nevents, a0 = pmu->naliases;
-		for (size_t i = 0; i < v.nevents; i++)
-			if (!known(pmu, n0, a0, v.events[i].name))
-				pmu_add_event(pmu, &v.events[i]);
-		for (size_t i = 0; i < v.naliases; i++)
-			if (!known(pmu, n0, a0, v.aliases[i].alias))
-				pmu_add_alias(pmu, v.aliases[i].alias, v.aliases[i].target);
+		size_t n0 = pmu->nevents;	/* the rows this model adds start here */
+		add_unknown(pmu, &v);
 		/* the counters of the (one, as a rule) core PMU, for scheduling and its error: this CPU's own
 		 * figure when CPUID gives one (it follows SMT: 4 or 8 on a Skylake), else the vendor's table's */
 		if (!pmu->config_mask && !pmu->fixed_mask) {
