@@ -26,35 +26,50 @@
 #define ARM_CHAIN 0x1e
 #define PERF_TYPE_RAW_ 4
 
+/*
+ * Every shipped table: libpfm4's model name (NULL for the cores libpfm4 has no model for: Cortex-A35,
+ * A72, A76) and its "cpuid" (MIDR_EL1's implementer and part number).
+ */
+static const struct {
+	const char *model, *cpuid, *text;
+	size_t len;
+} arm_tables[] = {
+#define T(model, cpuid, json) { model, cpuid, json, sizeof(json) - 1 }
+	T("arm_ac53", "0x41d03", arm_cortex_a53_json),
+	T(NULL, "0x41d04", arm_cortex_a35_json),
+	T("arm_ac57", "0x41d07", arm_cortex_a57_json),
+	T(NULL, "0x41d08", arm_cortex_a72_json),
+	T(NULL, "0x41d0b", arm_cortex_a76_json),
+	T("arm_n1", "0x41d0c", arm_neoverse_n1_json),
+	T("arm_v1", "0x41d40", arm_neoverse_v1_json),
+	T("arm_n2", "0x41d49", arm_neoverse_n2_json),
+	T("arm_v2", "0x41d4f", arm_neoverse_v2_json),
+#undef T
+};
+
+/* The table whose model (by_cpuid false) or cpuid is key, or NULL with *len 0. */
+static const char *arm_table(const char *key, bool by_cpuid, size_t *len)
+{
+	for (size_t i = 0; key && i < ARRAY_SIZE(arm_tables); i++) {
+		const char *k = by_cpuid ? arm_tables[i].cpuid : arm_tables[i].model;
+		if (k && !strcmp(k, key)) {
+			*len = arm_tables[i].len;
+			return arm_tables[i].text;
+		}
+	}
+	*len = 0;
+	return NULL;
+}
+
 const char *vendor_arm_builtin(const char *model, size_t *len)
 {
-	static const struct vendor_text tables[] = {
-		{ "arm_ac53", arm_cortex_a53_json, sizeof(arm_cortex_a53_json) - 1 },
-		{ "arm_ac57", arm_cortex_a57_json, sizeof(arm_cortex_a57_json) - 1 },
-		{ "arm_n1", arm_neoverse_n1_json, sizeof(arm_neoverse_n1_json) - 1 },
-		{ "arm_n2", arm_neoverse_n2_json, sizeof(arm_neoverse_n2_json) - 1 },
-		{ "arm_v1", arm_neoverse_v1_json, sizeof(arm_neoverse_v1_json) - 1 },
-		{ "arm_v2", arm_neoverse_v2_json, sizeof(arm_neoverse_v2_json) - 1 },
-	};
-	return vendor_text_find(tables, ARRAY_SIZE(tables), model, len);
+	return arm_table(model, false, len);
 }
 
 const char *vendor_arm_builtin_cpuid(const char *cpuid, size_t *len)
 {
-	/* Every shipped table by its "cpuid" (MIDR_EL1's implementer and part number), for the cores
-	 * libpfm4 has no model for (Cortex-A35, A72, A76) and for a libpfm4 without Arm tables. */
-	static const struct vendor_text tables[] = {
-		{ "0x41d03", arm_cortex_a53_json, sizeof(arm_cortex_a53_json) - 1 },
-		{ "0x41d04", arm_cortex_a35_json, sizeof(arm_cortex_a35_json) - 1 },
-		{ "0x41d07", arm_cortex_a57_json, sizeof(arm_cortex_a57_json) - 1 },
-		{ "0x41d08", arm_cortex_a72_json, sizeof(arm_cortex_a72_json) - 1 },
-		{ "0x41d0b", arm_cortex_a76_json, sizeof(arm_cortex_a76_json) - 1 },
-		{ "0x41d0c", arm_neoverse_n1_json, sizeof(arm_neoverse_n1_json) - 1 },
-		{ "0x41d40", arm_neoverse_v1_json, sizeof(arm_neoverse_v1_json) - 1 },
-		{ "0x41d49", arm_neoverse_n2_json, sizeof(arm_neoverse_n2_json) - 1 },
-		{ "0x41d4f", arm_neoverse_v2_json, sizeof(arm_neoverse_v2_json) - 1 },
-	};
-	return vendor_text_find(tables, ARRAY_SIZE(tables), cpuid, len);
+	/* for the cores libpfm4 has no model for, and for a libpfm4 without Arm tables */
+	return arm_table(cpuid, true, len);
 }
 
 uint64_t vendor_arm_counters(unsigned code, uint64_t general, uint64_t cycle_counter)

@@ -24,7 +24,14 @@
 #include "intel-tgl.json.inc"
 #include "intel-rkl.json.inc"
 
-const char *vendor_text_find(const struct vendor_text *tables, size_t n, const char *model, size_t *len)
+/* A vendor table embedded in lauka, for one libpfm4 model. */
+struct vendor_text {
+	const char *model, *text;
+	size_t len;
+};
+
+/* The text of tables[0..n) for model, or NULL; *len its size. */
+static const char *vendor_text_find(const struct vendor_text *tables, size_t n, const char *model, size_t *len)
 {
 	for (size_t i = 0; i < n; i++)
 		if (model && !strcmp(model, tables[i].model)) {

@@ -33,14 +33,6 @@
 #include "catalog/perfmon.h"
 #include "catalog/pmu.h"
 
-/* A vendor table embedded in lauka, for one libpfm4 model. */
-struct vendor_text {
-	const char *model, *text;
-	size_t len;
-};
-
-/* The text of tables[0..n) for model, or NULL; *len its size. */
-const char *vendor_text_find(const struct vendor_text *tables, size_t n, const char *model, size_t *len);
 
 /* The table lauka ships for a libpfm4 model ("skl", "icl", "spr"), or NULL; *len its size. */
 const char *vendor_builtin(const char *model, size_t *len);
