@@ -97,6 +97,13 @@ static int resource_of(const struct lk_pmu *pmu, const struct lk_event *ev)
 	}
 }
 
+const char *sched_shared_register(const struct lk_pmu *pmu, const struct lk_event *ev)
+{
+	static const char *const names[NRES] = { "offcore", "ldlat", "frontend" };
+	int r = resource_of(pmu, ev);
+	return r >= 0 ? names[r] : NULL;
+}
+
 /* The values of the shared registers one set of events holds. */
 struct res_use {
 	uint64_t value[NRES][2];

@@ -86,6 +86,13 @@ size_t sched_split_pass(size_t *pass_of, size_t n, size_t p, size_t npasses);
 size_t sched_pass_size(const size_t *pass_of, size_t n, size_t p);
 /* The conflicting events as "a, b, c" (display names: lower-case), malloc'd. */
 char *sched_conflict_names(const struct lk_event *const *evs, const struct sched_conflict *conflict);
+/*
+ * The extra register an event shares with others of its kind (Intel only;
+ * catalog/sched.c says which and why): "offcore" (offcore response, two
+ * registers), "ldlat" (load latency threshold) or "frontend"
+ * (MSR_PEBS_FRONTEND); NULL for an event that holds none.
+ */
+const char *sched_shared_register(const struct lk_pmu *pmu, const struct lk_event *ev);
 /* Incompat label of an event ("none", "pair", "quad", "pair,quad", "group6", ...) in buf. */
 const char *sched_incompat(const struct lk_pmu *pmu, const struct lk_event *ev, char *buf, size_t len);
 

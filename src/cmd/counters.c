@@ -315,6 +315,64 @@ static bool arm_pmu(const struct lk_pmu *p)
 	return p->arch && !strcmp(p->arch, "arm64") && p->kind && strcmp(p->kind, "kpep");
 }
 
+/*
+ * A catalogue whose masks number the fixed counters apart from the general ones, from bit
+ * PFMCAT_FIXED_BASE (libpfm4, Intel perfmon and Arm catalogues); kpep numbers all its counters in one range.
+ */
+static bool fixed_apart(const struct lk_pmu *p)
+{
+	return p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon") || arm_pmu(p));
+}
+
+/*
+ * An event's scheduling rules beyond its counter mask, in --details: folded
+ * into the incompat column after the mask's labels, comma-separated without
+ * spaces as "pair,quad" and "groupN" are.  That column already answers "what
+ * can this event not be counted beside"; a column of its own would also have
+ * moved the encoding off the third field and changed the header, which
+ * scripts read.  The words say what --json says as "fixed", "cycle_counter",
+ * "taken_alone" and "needs_sampling", and which shared register
+ * catalog/sched.c holds the event to:
+ *   fixedN         it may use Intel's fixed counter N
+ *   cycle-counter  it may use Arm PMUv3's cycle counter
+ *   offcore, ldlat, frontend
+ *                  it holds that shared register: a pass has room for two
+ *                  offcore response values, one load-latency, one frontend
+ *   alone          Intel's TakenAlone: no other event of its register in its
+ *                  pass (only with a register, the one case sched.c applies;
+ *                  every TakenAlone row of the shipped tables has one)
+ *   sampling       Intel's PEBS=2: counts only as a PEBS event, so
+ *                  calibration leaves it out
+ * The label "none" goes when a rule follows it.
+ */
+static void add_rules(const struct lk_pmu *p, const struct lk_event *e, char *inc, size_t len)
+{
+	struct strbuf r = STRBUF_INIT;
+	uint64_t m = e->counters_mask & ~SCHED_PAIR;
+	for (int c = PFMCAT_FIXED_BASE; fixed_apart(p) && c < 64; c++)
+		if (m >> c & 1) {
+			if (arm_pmu(p))
+				strbuf_addf(&r, ",cycle-counter");
+			else
+				strbuf_addf(&r, ",fixed%d", c - PFMCAT_FIXED_BASE);
+		}
+	const char *reg = sched_shared_register(p, e);
+	if (reg)
+		strbuf_addf(&r, ",%s", reg);
+	if (reg && (e->flags & LK_EVF_TAKEN_ALONE))
+		strbuf_addf(&r, ",alone");
+	if (e->flags & LK_EVF_NEEDS_SAMPLING)
+		strbuf_addf(&r, ",sampling");
+	if (r.len) {
+		const char *rules = strbuf_str(&r);
+		if (!strcmp(inc, "none") || !*inc)
+			snprintf(inc, len, "%s", rules + 1);
+		else
+			snprintf(inc + strlen(inc), len - strlen(inc), "%s", rules);
+	}
+	strbuf_release(&r);
+}
+
 /* The Arm CPU PMU's sysfs device, as the catalogue's "armv8_pmuv3/inst_retired/" names show it, or "". */
 static void arm_device(const struct lk_pmu *p, char *dev, size_t len)
 {
@@ -561,7 +619,7 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 	char (*why)[160] = xcalloc(p->nevents + 1, sizeof(*why));
 	bool unsupported = find_unsupported(o, b, p, why);
 	size_t wname = strlen("name"), winc = strlen("incompat"), wver = strlen("verdict"), wenc = 0;
-	char (*inc)[48] = xcalloc(p->nevents + 1, sizeof(*inc));
+	char (*inc)[80] = xcalloc(p->nevents + 1, sizeof(*inc));
 	char (*enc)[80] = o->details ? xcalloc(p->nevents + 1, sizeof(*enc)) : NULL;
 	struct sched_groups groups;
 	sched_groups_init(p, &groups);
@@ -572,6 +630,7 @@ static void print_catalogue(const struct counters_opts *o, const struct lk_backe
 		if (strlen(names[i]) > wname)
 			wname = strlen(names[i]);
 		sched_incompat_in(&groups, &p->events[i], inc[i], sizeof(inc[i]));
+		add_rules(p, &p->events[i], inc[i], sizeof(inc[i]));
 		if (strlen(inc[i]) > winc)
 			winc = strlen(inc[i]);
 		const char *v = catalog_verdict(cat, &p->events[i]);
@@ -745,7 +804,7 @@ static void print_json(const struct counters_opts *o, const struct lk_backend *b
 		 * kpep numbers its counters in one range: all in "counters".
 		 */
 		uint64_t m = e->counters_mask & ~SCHED_PAIR;
-		bool split = p->kind && (!strcmp(p->kind, "pfm") || !strcmp(p->kind, "perfmon") || arm_pmu(p));
+		bool split = fixed_apart(p);
 		bool cycle = false;
 		size_t nc = 0;
 		printf(", \"counters\": [");
