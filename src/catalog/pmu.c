@@ -16,6 +16,57 @@ void pmu_event_release(struct lk_event *ev)
 	free(ev->unit);
 }
 
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t pmu_remove_if(struct lk_pmu *pmu, bool (*drop)(const struct lk_event *ev, size_t i, void *ctx), void *ctx)
+{
+	size_t n = pmu->nevents, ngone = 0;
+	bool *gone = xcalloc(n + 1, sizeof(*gone));
+	for (size_t i = 0; i < n; i++)
+		if ((gone[i] = drop(&pmu->events[i], i, ctx)))
+			ngone++;
+	if (!ngone) {
+		free(gone);
+		return 0;
+	}
+	/* the dropped rows, moved out of events[] until their aliases are judged; their names sorted */
+	struct lk_event *out = xcalloc(ngone, sizeof(*out));
+	const char **names = xcalloc(ngone, sizeof(*names));
+	size_t w = 0, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (gone[i]) {
+			out[k] = pmu->events[i];
+			names[k] = out[k].name ? out[k].name : "";
+			k++;
+		} else {
+			pmu->events[w++] = pmu->events[i];
+		}
+	}
+	pmu->nevents = w;
+	qsort(names, ngone, sizeof(*names), cmp_str_ptr);
+	size_t a = 0;
+	for (size_t i = 0; i < pmu->naliases; i++) {
+		struct lk_alias *al = &pmu->aliases[i];
+		if (al->target && bsearch(&al->target, names, ngone, sizeof(*names), cmp_str_ptr) &&
+		    !pmu_find_exact(pmu, al->target)) {
+			free(al->alias);
+			free(al->target);
+			continue;
+		}
+		pmu->aliases[a++] = *al;
+	}
+	pmu->naliases = a;
+	for (size_t i = 0; i < ngone; i++)
+		pmu_event_release(&out[i]);
+	free(names);
+	free(out);
+	free(gone);
+	return ngone;
+}
+
 void pmu_release(struct lk_pmu *pmu)
 {
 	if (!pmu)

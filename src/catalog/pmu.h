@@ -60,6 +60,15 @@ struct lk_pmu {
 
 /* Free an event's strings (a row dropped from pmu->events before pmu_release). */
 void pmu_event_release(struct lk_event *ev);
+/*
+ * Drop every event for which drop(ev, i, ctx) is true (i: its index before
+ * any goes; drop is asked of every row before one moves), releasing it; the
+ * others keep their order, so a sorted catalogue stays sorted.  Aliases name
+ * their event, not its index: an alias whose target was a dropped event's
+ * name, and is no kept event's, goes with it; other aliases stay as they
+ * are.  Returns how many events went.
+ */
+size_t pmu_remove_if(struct lk_pmu *pmu, bool (*drop)(const struct lk_event *ev, size_t i, void *ctx), void *ctx);
 void pmu_release(struct lk_pmu *pmu);
 
 /* Append an event (copied, strings duplicated); returns the new entry. */

@@ -138,34 +138,16 @@ static void add_arm_names(struct lk_pmu *pmu, const struct armpmu_table *t, cons
  * it on Neoverse N2, V1 and V2 as counter_overflow; catalog-audit-5 C12).
  * Its aliases go with it.
  */
+static bool is_chain(const struct lk_event *e, size_t i, void *ctx)
+{
+	(void)i;
+	(void)ctx;
+	return raw_row(e) && e->number == ARM_CHAIN;
+}
+
 static void drop_chain(struct lk_pmu *pmu)
 {
-	size_t w = 0, n = pmu->nevents;
-	for (size_t i = 0; i < n; i++) {
-		struct lk_event *e = &pmu->events[i];
-		if (raw_row(e) && e->number == ARM_CHAIN) {
-			pmu_event_release(e);
-			continue;
-		}
-		pmu->events[w++] = *e;
-	}
-	if (w == n)
-		return;
-	pmu->nevents = w;
-	pmu->sorted = false;
-	pmu_sort(pmu);
-	size_t a = 0;
-	for (size_t i = 0; i < pmu->naliases; i++) {
-		struct lk_alias *al = &pmu->aliases[i];
-		if (!pmu_find_exact(pmu, al->target)) {
-			free(al->alias);
-			free(al->target);
-			continue;
-		}
-		pmu->aliases[a++] = *al;
-	}
-	pmu->naliases = a;
-	pmu->sorted = false;
+	pmu_remove_if(pmu, is_chain, NULL);
 }
 
 /*

@@ -550,41 +550,21 @@ static void apply_kernel(struct lk_pmu *pmu)
  * pseudo-encodings of fixed counters 0-3 (Linux: 0x0300 and 0x0400; 0x0100 on
  * newer models).  A libpfm4 row with another (ICL topdown.br_mispredict_slots
  * 0x0800, C10) or on general counters is left out: the kernel would count
- * nothing meaningful there.  Returns how many went.
+ * nothing meaningful there.
  */
+static bool event_zero(const struct lk_event *e, size_t i, void *ctx)
+{
+	(void)i;
+	(void)ctx;
+	unsigned umask = (unsigned)(e->number >> 8 & 0xff);
+	return e->perf_type == 4 && (e->number & 0xff) == 0 && !e->config1 &&
+	       (umask < 1 || umask > 4 || e->fixed_counter < 0);
+}
+
+/* Those rows and their aliases gone; returns how many rows went. */
 static size_t drop_event_zero(struct lk_pmu *pmu)
 {
-	size_t w = 0, n = pmu->nevents;
-	for (size_t i = 0; i < n; i++) {
-		struct lk_event *e = &pmu->events[i];
-		unsigned umask = (unsigned)(e->number >> 8 & 0xff);
-		bool bad = e->perf_type == 4 && (e->number & 0xff) == 0 && !e->config1 &&
-			   (umask < 1 || umask > 4 || e->fixed_counter < 0);
-		if (bad) {
-			pmu_event_release(e);
-			continue;
-		}
-		pmu->events[w++] = *e;
-	}
-	pmu->nevents = w;
-	pmu->sorted = false;
-	if (w == n)
-		return 0;
-	/* their aliases go with them */
-	pmu_sort(pmu);
-	size_t a = 0;
-	for (size_t i = 0; i < pmu->naliases; i++) {
-		struct lk_alias *al = &pmu->aliases[i];
-		if (!pmu_find_exact(pmu, al->target)) {
-			free(al->alias);
-			free(al->target);
-			continue;
-		}
-		pmu->aliases[a++] = *al;
-	}
-	pmu->naliases = a;
-	pmu->sorted = false;
-	return n - w;
+	return pmu_remove_if(pmu, event_zero, NULL);
 }
 
 /*
@@ -709,6 +689,14 @@ static bool same_encoding(const struct lk_event *a, const struct lk_event *b)
 	return a->perf_type == b->perf_type && dup_number(a) == dup_number(b) && a->config1 == b->config1;
 }
 
+/* A row merged into another: into[i] is the row it merges into (vendor_merge_duplicates). */
+static bool merged_away(const struct lk_event *e, size_t i, void *ctx)
+{
+	(void)e;
+	const size_t *into = ctx;
+	return into[i] != i;
+}
+
 size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t)
 {
 	size_t n = pmu->nevents;
@@ -802,18 +790,8 @@ size_t vendor_merge_duplicates(struct lk_pmu *pmu, const struct perfmon_table *t
 	for (size_t i = 0; i < n; i++)
 		if (into[i] != i)
 			pmu_add_alias(pmu, pmu->events[i].name, pmu->events[into[i]].name);
-	/* compact the rows */
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct lk_event *e = &pmu->events[i];
-		if (into[i] != i) {
-			pmu_event_release(e);
-			continue;
-		}
-		pmu->events[w++] = *e;
-	}
-	pmu->nevents = w;
-	pmu->sorted = false;
+	/* the merged rows go (no alias leads to one any more) */
+	pmu_remove_if(pmu, merged_away, into);
 	free(d);
 	free(into);
 	pmu_sort(pmu);
