@@ -700,9 +700,8 @@ static bool has_hooks(const struct record_cmd *c)
 }
 
 /* The statistics of command c's samples in column col so far. */
-static void col_stats(const struct record *rec, const struct record_cmd *c, size_t col, struct lk_stats *st)
+static void col_stats(const struct record_cmd *c, size_t col, struct lk_stats *st)
 {
-	(void)rec;
 	stats_compute(c->vals[col], c->done, st);
 }
 
@@ -753,10 +752,10 @@ static void recheck_gates(struct record *rec)
 			if (c->ref)
 				ref = c->ref[col];
 			else if (r0->done && !r0->stopped)
-				col_stats(rec, r0, col, &ref);
+				col_stats(r0, col, &ref);
 			else
 				continue;
-			col_stats(rec, c, col, &cur);
+			col_stats(c, col, &cur);
 			if (ref.n != 1 || cur.n != 1)
 				continue;
 			struct lk_delta d;
@@ -824,13 +823,13 @@ static long undecided_gate(const struct record *rec, double *lo, double *hi)
 		size_t col = rec->gates[g].col;
 		const struct record_cmd *r0 = &rec->cmds[0];
 		struct lk_stats ref;
-		col_stats(rec, r0, col, &ref);
+		col_stats(r0, col, &ref);
 		for (size_t ci = 1; ci < rec->ncmds; ci++) {
 			const struct record_cmd *c = &rec->cmds[ci];
 			if (c->stopped || r0->stopped)
 				continue;
 			struct lk_stats cur;
-			col_stats(rec, c, col, &cur);
+			col_stats(c, col, &cur);
 			struct lk_delta d;
 			struct gate_eval e;
 			compare_delta_level(&ref, &cur, rec->gate_alpha, &d);
