@@ -594,7 +594,8 @@ int perf_hybrid_index(const struct lk_event *ev, const struct perf_hybrid_pmu *h
 	return -1;
 }
 
-/* arch/x86/events/core.c: the hybrid PMUs' `cpus` attribute (intel_hybrid_get_attr_cpus) prints their cpumask. */
+/* A hybrid PMU's `cpus` attribute prints its cpumask as a list (arch/x86/events/intel/core.c,
+ * intel_hybrid_get_attr_cpus: cpumap_print_to_pagebuf(true, ...)). */
 int perf_pmu_cpus(const char *name, char *buf, size_t len)
 {
 	char path[4096];

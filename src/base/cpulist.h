@@ -13,7 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The largest CPU number accepted: Linux's NR_CPUS is at most 8192 (arch/x86/Kconfig, MAXSMP). */
+/* The largest CPU number accepted: Linux's NR_CPUS is at most 8192 on x86-64 (arch/x86/Kconfig,
+ * NR_CPUS_RANGE_END with CPUMASK_OFFSTACK). */
 #define CPULIST_MAX_CPU 8191
 
 struct lk_cpus {

@@ -577,11 +577,11 @@ static int load_expectations(struct calib_expectations *exp)
 
 /*
  * A core type of a hybrid Intel CPU (perf only): its events are measured in passes of their own,
- * with the probe on its CPUs (doc/linux-events.md, "Hybrid CPUs").  A hardware event counts only
- * while its task runs on a CPU of its PMU (tools/perf/Documentation/intel-hybrid.txt: a task on an
- * E-core shows its cpu_core cycles as "<not counted>" or a fraction of the time); a pass that mixed
- * cpu_core and cpu_atom events would count each only for the part of the run the scheduler happened
- * to give that core type.
+ * with the probe on its CPUs (doc/linux-events.md, "Hybrid Intel CPUs").  A hardware event counts
+ * only while its task runs on a CPU of its PMU (tools/perf/Documentation/intel-hybrid.txt: a task
+ * pinned to an E-core reads cpu_core's cycles over 0.47% of its time); a pass that mixed cpu_core
+ * and cpu_atom events, or left the probe to the scheduler, would count each only for the part of
+ * the run the scheduler happened to give that core type, and judge the counter on that.
  */
 struct cal_core {
 	const char *name;		/* cpu_core, cpu_atom (static) */

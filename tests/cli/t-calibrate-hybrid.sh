@@ -42,6 +42,10 @@ printf '%s\n' "$out" | grep '^pass ' | grep '(cpu_atom' | grep -qE ' (cycles|ins
 
 # A real calibration: every probe run (warm-ups too) is pinned to one core type's CPU, the cpu_core
 # pass's runs before the cpu_atom pass's.  The wrapper runs the alu loop for every probe (short).
+# Only without a real core PMU: with one, the stand-in's cpu_core (type 4, PERF_TYPE_RAW) would count
+# for real, and a hundred events the kernel will not count together take minutes of split passes.
+pmu=0
+for d in "$real"/cpu "$real"/cpu_core "$real"/armv8_pmuv3*; do [ -e "$d/type" ] && pmu=1; done
 cat > probe.sh <<EOS
 #!/bin/sh
 echo "\$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status) \$1 \$2" >> "$PWD/probe.log"
@@ -49,20 +53,25 @@ case "\$1" in alu) f=1 ;; chase) f=50 ;; branch) f=10 ;; store) f=5 ;; *) exit 2
 exec "$probe" alu \$((\$2 * f))
 EOS
 chmod +x probe.sh
-run env LAUKA_PROBE="$PWD/probe.sh" "$LAUKA" calibrate --backend perf --quick
-expect_rc 0
-expect_out "^hybrid CPU: each pass counts one core type, with the probe on its CPUs: cpu_core, CPUs $core; cpu_atom, CPUs $atom"
-[ -s probe.log ] || fail "the probe never ran: $out"
-awk -v c="$core" -v a="$atom" '$1 != c && $1 != a { print "unpinned: " $0; exit 1 }
-	$1 == a { seen = 1 } $1 == c && seen { print "a cpu_core run after the cpu_atom pass: " $0; exit 1 }' probe.log ||
-	fail "probe runs: $(cat probe.log)"
-[ "$(awk -v c="$core" '$1 == c' probe.log | wc -l)" -ge 36 ] || fail "too few runs on cpu_core's CPU: $(cat probe.log)"
-if [ "$tsc" = 1 ]; then
-	row=$(printf '%s\n' "$out" | grep '^cpu_atom/tsc/ ')
-	if printf '%s\n' "$row" | grep -q ' unsupported '; then
-		echo "note: msr/tsc does not count per task here ($row): the cpu_atom pass ran no probe"
-	else
-		[ "$(awk -v a="$atom" '$1 == a' probe.log | wc -l)" -ge 36 ] || fail "too few runs on cpu_atom's CPU: $(cat probe.log)"
+if [ "$pmu" = 1 ]; then
+	echo "note: this machine has a core PMU: the plans are checked, the real calibrations are not run"
+else
+	run env LAUKA_PROBE="$PWD/probe.sh" "$LAUKA" calibrate --backend perf --quick
+	expect_rc 0
+	expect_out "^hybrid CPU: each pass counts one core type, with the probe on its CPUs: cpu_core, CPUs $core; cpu_atom, CPUs $atom"
+	[ -s probe.log ] || fail "the probe never ran: $out"
+	awk -v c="$core" -v a="$atom" '$1 != c && $1 != a { print "unpinned: " $0; exit 1 }
+		$1 == a { seen = 1 } $1 == c && seen { print "a cpu_core run after the cpu_atom pass: " $0; exit 1 }' probe.log ||
+		fail "probe runs: $(cat probe.log)"
+	[ "$(awk -v c="$core" '$1 == c' probe.log | wc -l)" -ge 36 ] || fail "too few runs on cpu_core's CPU: $(cat probe.log)"
+	if [ "$tsc" = 1 ]; then
+		row=$(printf '%s\n' "$out" | grep '^cpu_atom/tsc/ ')
+		if printf '%s\n' "$row" | grep -q ' unsupported '; then
+			echo "note: msr/tsc does not count per task here ($row): the cpu_atom pass ran no probe"
+		else
+			[ "$(awk -v a="$atom" '$1 == a' probe.log | wc -l)" -ge 36 ] ||
+				fail "too few runs on cpu_atom's CPU: $(cat probe.log)"
+		fi
 	fi
 fi
 
@@ -72,12 +81,14 @@ if command -v taskset > /dev/null; then
 	run taskset -c "$core" "$LAUKA" calibrate --backend perf --passes
 	expect_rc 0
 	expect_out "^pass 2 (cpu_atom, no CPU of $atom allowed here): cpu_atom/"
-	: > probe.log
-	run taskset -c "$core" env LAUKA_PROBE="$PWD/probe.sh" "$LAUKA" calibrate --backend perf --quick
-	expect_rc 0
-	expect_out "^unsupported ([0-9]* events, e.g. 'cpu_atom/[^']*'): no CPU of cpu_atom ($atom) is allowed to this process (its CPU affinity or cpuset allows $core)"
-	expect_out "^task-clock "
-	awk -v c="$core" '$1 != c { exit 1 }' probe.log || fail "a probe ran off CPU $core: $(cat probe.log)"
+	if [ "$pmu" = 0 ]; then
+		: > probe.log
+		run taskset -c "$core" env LAUKA_PROBE="$PWD/probe.sh" "$LAUKA" calibrate --backend perf --quick
+		expect_rc 0
+		expect_out "^unsupported ([0-9]* events, e.g. 'cpu_atom/[^']*'): no CPU of cpu_atom ($atom) is allowed to this process (its CPU affinity or cpuset allows $core)"
+		expect_out "^task-clock "
+		awk -v c="$core" '$1 != c { exit 1 }' probe.log || fail "a probe ran off CPU $core: $(cat probe.log)"
+	fi
 fi
 # The same for a core type whose CPUs do not exist here.
 echo 4095 > pmus/cpu_atom/cpus
