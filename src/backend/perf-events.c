@@ -576,6 +576,39 @@ static void add_hybrid_generic(struct lk_pmu *pmu)
 		}
 }
 
+/*
+ * kernel/events/core.c, perf_init_event: "PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE are often
+ * aliases for PERF_TYPE_RAW": such an event's PMU type is config >> PERF_PMU_TYPE_SHIFT, and
+ * PERF_TYPE_RAW when that is 0; any other type is looked up as it is (idr_find(&pmu_idr, type)).
+ */
+int perf_hybrid_index(const struct lk_event *ev, const struct perf_hybrid_pmu *h, size_t nh)
+{
+	uint64_t t = ev->perf_type;
+	if (t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE)
+		t = ev->number >> 32 ? ev->number >> 32 : PERF_TYPE_RAW;
+	else if (t == PERF_TYPE_SOFTWARE || t == PERF_TYPE_TRACEPOINT || t == PERF_TYPE_BREAKPOINT)
+		return -1;
+	for (size_t p = 0; p < nh; p++)
+		if (h[p].type == t)
+			return (int)p;
+	return -1;
+}
+
+/* A hybrid PMU's `cpus` attribute prints its cpumask as a list (arch/x86/events/intel/core.c,
+ * intel_hybrid_get_attr_cpus: cpumap_print_to_pagebuf(true, ...)). */
+int perf_pmu_cpus(const char *name, char *buf, size_t len)
+{
+	char path[4096];
+	if (!len || pathf(path, sizeof(path), "%s/%s/cpus", sysfs_root(), name) < 0)
+		return -1;
+	char *s = read_small(path);
+	if (!s)
+		return -1;
+	snprintf(buf, len, "%s", s);
+	free(s);
+	return 0;
+}
+
 const char *perf_hybrid_pmu_of_type(uint32_t type)
 {
 	struct perf_hybrid_pmu h[4];

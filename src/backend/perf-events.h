@@ -54,6 +54,18 @@ struct perf_hybrid_pmu {
 };
 size_t perf_hybrid_pmus(struct perf_hybrid_pmu *out, size_t max);
 /*
+ * Which of the core PMUs h[0..nh) counts ev, pure: its index, or -1 for an event of none (software,
+ * tracepoint, breakpoint, another PMU's; every event when nh is 0).  A generic hardware or cache
+ * event names its PMU in config bits 32-63, none meaning PERF_TYPE_RAW; a raw or sysfs event by its
+ * perf_type, and PERF_TYPE_RAW (4) is the type the big cores' PMU registers (cpu_core).
+ */
+int perf_hybrid_index(const struct lk_event *ev, const struct perf_hybrid_pmu *h, size_t nh);
+/*
+ * The CPUs of PMU `name` as its sysfs `cpus` file lists them ("16-23"), in buf without the newline;
+ * 0, or -1 when there is no such file.
+ */
+int perf_pmu_cpus(const char *name, char *buf, size_t len);
+/*
  * On a hybrid machine, the name of the core PMU of sysfs type `type` (cpu_core is the one the
  * kernel also registers as PERF_TYPE_RAW, 4), or NULL: perf's spelling of such a PMU's raw
  * encoding is `cpu_core/event=0xc0,umask=0x0/`, as there is no `cpu` PMU there.

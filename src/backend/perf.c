@@ -105,12 +105,10 @@ static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu
  */
 static uint32_t hybrid_pmu_of(const struct lk_event *ev)
 {
-	uint64_t t = ev->perf_type;
-	if (t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE)
-		t = ev->number >> PERF_PMU_TYPE_SHIFT ? ev->number >> PERF_PMU_TYPE_SHIFT : PERF_TYPE_RAW;
-	else if (t == PERF_TYPE_SOFTWARE || t == PERF_TYPE_TRACEPOINT || t == PERF_TYPE_BREAKPOINT)
-		return 0;
-	return t <= UINT32_MAX && perf_hybrid_pmu_of_type((uint32_t)t) ? (uint32_t)t : 0;
+	struct perf_hybrid_pmu h[4];
+	size_t nh = perf_hybrid_pmus(h, ARRAY_SIZE(h));
+	int k = perf_hybrid_index(ev, h, nh < ARRAY_SIZE(h) ? nh : ARRAY_SIZE(h));
+	return k < 0 ? 0 : h[k].type;
 }
 
 static void hybrid_times(const struct perf_priv *p, struct lk_counts *out)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #define NCOUNTERS 64
@@ -647,6 +648,42 @@ size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs,
 	free(sel);
 	free(it);
 	return npass;
+}
+
+size_t sched_passes_parts(const struct lk_pmu *pmu, const struct lk_event *const *evs, const int *part, size_t n,
+			  int host, size_t *pass_of, int *pass_part)
+{
+	const struct lk_event **sub = xcalloc(n ? n : 1, sizeof(*sub));
+	size_t *idx = xcalloc(n ? n : 1, sizeof(*idx)), *sub_pass = xcalloc(n ? n : 1, sizeof(*sub_pass));
+	size_t npasses = 0;
+	int last = -2;	/* the part planned last: parts in increasing order, each once */
+	for (;;) {
+		int next = INT_MAX;
+		for (size_t i = 0; i < n; i++) {
+			int q = part[i] < 0 ? host : part[i];
+			if (q > last && q < next)
+				next = q;
+		}
+		if (next == INT_MAX)
+			break;
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if ((part[i] < 0 ? host : part[i]) == next) {
+				idx[k] = i;
+				sub[k++] = evs[i];
+			}
+		size_t np = sched_passes(pmu, sub, k, sub_pass);
+		for (size_t j = 0; j < k; j++)
+			pass_of[idx[j]] = npasses + sub_pass[j];
+		for (size_t q = 0; q < np; q++)
+			pass_part[npasses + q] = next;
+		npasses += np;
+		last = next;
+	}
+	free(sub);
+	free(idx);
+	free(sub_pass);
+	return npasses;
 }
 
 size_t sched_pass_size(const size_t *pass_of, size_t n, size_t p)

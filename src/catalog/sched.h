@@ -72,6 +72,18 @@ int sched_assign(const struct lk_pmu *pmu, const struct lk_event *const *evs, si
  */
 size_t sched_passes(const struct lk_pmu *pmu, const struct lk_event *const *evs, size_t n, size_t *pass_of);
 /*
+ * sched_passes() for events that belong to parts that must not share a pass: the core PMUs of a
+ * hybrid CPU, where a pass is run on one core type's CPUs (cmd/calibrate.c).  part[i] is event i's
+ * part (0, 1, ...) or -1 for an event of no part (a software event, counted wherever the task
+ * runs), which goes with part `host` (-1: the events of no part have passes of their own, planned
+ * first).  The parts are planned one after the other, in increasing order, each as sched_passes()
+ * plans a set;
+ * pass_part[q] (room for n entries) is the part of pass q, -1 for a pass of events of no part.
+ * Without parts (every part[i] -1) the plan is sched_passes()'s.  Returns the number of passes.
+ */
+size_t sched_passes_parts(const struct lk_pmu *pmu, const struct lk_event *const *evs, const int *part, size_t n,
+			  int host, size_t *pass_of, int *pass_part);
+/*
  * The kernel refused pass p of a plan (pass_of over n events, npasses
  * passes): a group it would not open, or one it multiplexed
  * (time_running < time_enabled), because of a restriction the catalogue

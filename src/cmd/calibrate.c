@@ -43,6 +43,7 @@
 #include "catalog/sched.h"
 #include "base/sudo.h"
 #include "base/util.h"
+#include "base/cpulist.h"
 #include "machine/xctrace-check.h"
 #include "machine/xctrace-slots.h"
 #ifdef __linux__
@@ -82,6 +83,7 @@ struct cal_run {
 	unsigned reps;			/* runs per scale; the minimum is kept */
 	unsigned extra_rounds;		/* rounds added for counts that read non-linear (unsettled) */
 	bool split_refused;		/* perf: a pass the kernel multiplexed or would not schedule is split */
+	const char *core;		/* the core PMU of the pass being measured (hybrid CPUs), or NULL */
 	struct runner run;
 	struct lk_progress prog;	/* one unit = one probe run */
 };
@@ -169,8 +171,8 @@ static int choose_backend(const struct cal_opts *o, const struct lk_backend **ou
 static void progress(struct cal_run *cr, size_t pass, size_t npasses, const char *probe, const char *what, uint64_t n)
 {
 	if (npasses)
-		progress_show(&cr->prog, "pass %zu/%zu: %s %s (n=%llu)", pass + 1, npasses, probe, what,
-			      (unsigned long long)n);
+		progress_show(&cr->prog, "pass %zu/%zu%s%s%s: %s %s (n=%llu)", pass + 1, npasses, cr->core ? " (" : "",
+			      cr->core ? cr->core : "", cr->core ? ")" : "", probe, what, (unsigned long long)n);
 	else
 		progress_show(&cr->prog, "%s %s (n=%llu)", what, probe, (unsigned long long)n);
 }
@@ -573,6 +575,21 @@ static int load_expectations(struct calib_expectations *exp)
 	return 0;
 }
 
+/*
+ * A core type of a hybrid Intel CPU (perf only): its events are measured in passes of their own,
+ * with the probe on its CPUs (doc/linux-events.md, "Hybrid Intel CPUs").  A hardware event counts
+ * only while its task runs on a CPU of its PMU (tools/perf/Documentation/intel-hybrid.txt: a task
+ * pinned to an E-core reads cpu_core's cycles over 0.47% of its time); a pass that mixed cpu_core
+ * and cpu_atom events, or left the probe to the scheduler, would count each only for the part of
+ * the run the scheduler happened to give that core type, and judge the counter on that.
+ */
+struct cal_core {
+	const char *name;		/* cpu_core, cpu_atom (static) */
+	char cpus[96];			/* its sysfs `cpus` as read ("16-23"); "" when unreadable (then unpinned) */
+	struct lk_cpus pin;		/* those this process may use: where its passes run */
+	char why[320];			/* none may be used: why its events are unsupported */
+};
+
 /* The catalogue's events in passes: events no counter can take alone are marked and left out. */
 struct cal_plan {
 	struct cal_event *evs;		/* every catalogue event */
@@ -581,10 +598,76 @@ struct cal_plan {
 	size_t m;
 	size_t *pass_of;		/* per order[] entry */
 	size_t npasses;
+	int *pass_core;			/* per pass (room for m): index into cores, -1 when not bound to one */
+	struct cal_core cores[4];
+	size_t ncores;			/* 0 but on a hybrid CPU with perf */
 };
 
-static void plan_passes(const struct lk_pmu *pmu, struct cal_plan *pl)
+/*
+ * perf on a hybrid CPU: the core PMUs, their CPUs and those of them this process may run on, and
+ * per order[] entry the core PMU it counts on (part[], -1 for none: software events).  Returns the
+ * part the events of no core PMU ride with: the first core type that can be measured here, -1
+ * when none can (they are then planned in passes of their own, unpinned).
+ */
+static int plan_cores(const struct cal_run *cr, struct cal_plan *pl, int *part)
 {
+	for (size_t i = 0; i < pl->m; i++)
+		part[i] = -1;
+	pl->ncores = 0;
+#ifdef __linux__
+	if (!cr->be || strcmp(cr->be->name, "perf"))
+		return -1;
+	struct perf_hybrid_pmu h[ARRAY_SIZE(pl->cores)];
+	size_t nh = perf_hybrid_pmus(h, ARRAY_SIZE(h));
+	nh = nh < ARRAY_SIZE(h) ? nh : ARRAY_SIZE(h);
+	if (!nh)
+		return -1;
+	struct lk_cpus allowed = { 0 };
+	bool have_allowed = runner_cpus_allowed(&allowed) == 0;
+	char allowed_s[96];
+	cpulist_format(&allowed, allowed_s, sizeof(allowed_s));
+	for (size_t k = 0; k < nh; k++) {
+		struct cal_core *c = &pl->cores[k];
+		memset(c, 0, sizeof(*c));
+		c->name = h[k].name;
+		char text[4096], err[160];
+		struct lk_cpus cpus = { 0 };
+		if (perf_pmu_cpus(c->name, text, sizeof(text)) < 0) {
+			notice("cannot read the CPUs of %s (its sysfs 'cpus' file): its events are measured wherever "
+			       "the probe runs", c->name);
+			continue;
+		}
+		if (cpulist_parse(text, &cpus, err, sizeof(err)) < 0) {
+			notice("the CPUs of %s in sysfs are not a CPU list (%s): its events are measured wherever the "
+			       "probe runs", c->name, err);
+			continue;
+		}
+		cpulist_format(&cpus, c->cpus, sizeof(c->cpus));
+		if (have_allowed)
+			cpulist_and(&c->pin, &cpus, &allowed);
+		else
+			cpulist_copy(&c->pin, &cpus);
+		if (!cpulist_count(&c->pin))
+			snprintf(c->why, sizeof(c->why), "no CPU of %s (%s) is allowed to this process (its CPU affinity "
+				 "or cpuset allows %s)", c->name, c->cpus[0] ? c->cpus : "none", allowed_s);
+		cpulist_release(&cpus);
+	}
+	cpulist_release(&allowed);
+	pl->ncores = nh;
+	for (size_t i = 0; i < pl->m; i++)
+		part[i] = perf_hybrid_index(pl->order[i]->ev, h, nh);
+	for (size_t k = 0; k < nh; k++)
+		if (!pl->cores[k].why[0])
+			return (int)k;
+#else
+	(void)cr;
+#endif
+	return -1;
+}
+
+static void plan_passes(const struct cal_run *cr, struct cal_plan *pl)
+{
+	const struct lk_pmu *pmu = cr->pmu;
 	size_t n = pmu->nevents;
 	pl->n = n;
 	pl->evs = xcalloc(n ? n : 1, sizeof(*pl->evs));
@@ -608,12 +691,20 @@ static void plan_passes(const struct lk_pmu *pmu, struct cal_plan *pl)
 		list[pl->m] = pl->evs[i].ev;
 		pl->order[pl->m++] = &pl->evs[i];
 	}
-	pl->npasses = sched_passes(pmu, list, pl->m, pl->pass_of);
+	/* on a hybrid CPU no pass mixes core types; elsewhere (every part -1) this is sched_passes() */
+	int *part = xcalloc(pl->m ? pl->m : 1, sizeof(*part));
+	int host = plan_cores(cr, pl, part);
+	pl->pass_core = xcalloc(pl->m ? pl->m : 1, sizeof(*pl->pass_core));
+	pl->npasses = sched_passes_parts(pmu, list, part, pl->m, host, pl->pass_of, pl->pass_core);
+	free(part);
 	free(list);
 }
 
 static void plan_release(struct cal_plan *pl)
 {
+	for (size_t k = 0; k < pl->ncores; k++)
+		cpulist_release(&pl->cores[k].pin);
+	free(pl->pass_core);
 	free(pl->evs);
 	free(pl->order);
 	free(pl->pass_of);
@@ -625,12 +716,34 @@ static char *shown(const struct lk_pmu *pmu, const char *name)
 	return pmu_shown_name(pmu, name);
 }
 
+/*
+ * " (cpu_atom, CPUs 16-23)": the core type of a pass and the CPUs its probe runs on; "16-17 of
+ * 16-23" when this process may use only some of them, none: its events are not measured.
+ */
+static void core_label(struct strbuf *sb, const struct cal_core *c)
+{
+	char pin[96];
+	cpulist_format(&c->pin, pin, sizeof(pin));
+	if (!c->cpus[0])
+		strbuf_addf(sb, " (%s)", c->name);
+	else if (c->why[0])
+		strbuf_addf(sb, " (%s, no CPU of %s allowed here)", c->name, c->cpus);
+	else if (strcmp(pin, c->cpus))
+		strbuf_addf(sb, " (%s, CPUs %s of %s)", c->name, pin, c->cpus);
+	else
+		strbuf_addf(sb, " (%s, CPUs %s)", c->name, c->cpus);
+}
+
 /* --dry-run: one line per pass, "pass N: event event ...", then what a full run would take. */
 static void print_plan(const struct cal_run *cr, const struct cal_plan *pl)
 {
 	for (size_t pass = 0; pass < pl->npasses; pass++) {
 		struct strbuf line = STRBUF_INIT;
-		strbuf_addf(&line, "pass %zu:", pass + 1);
+		strbuf_addf(&line, "pass %zu", pass + 1);
+		int k = pl->pass_core[pass];
+		if (k >= 0)
+			core_label(&line, &pl->cores[k]);
+		strbuf_addf(&line, ":");
 		for (size_t i = 0; i < pl->m; i++)
 			if (pl->pass_of[i] == pass) {
 				char *s = shown(cr->pmu, pl->order[i]->ev->name);
@@ -669,10 +782,25 @@ static void announce(const struct cal_run *cr, const struct cal_plan *pl, const 
 	strbuf_addf(&line, "; each also at 4x and at 1 (baseline)%s", cr->reps > 1 ? ", minimum of 3 runs" :
 		    !strcmp(cr->be->name, "valgrind") ? "" : ", one round (--quick)");
 	text_print(stdout, strbuf_str(&line), 4);
-	strbuf_release(&line);
 	char runs[160];
 	count_runs(cr, pl->npasses, runs, sizeof(runs));
 	text_printf(stdout, 4, "plan: %s", runs);
+	if (pl->ncores) {
+		strbuf_reset(&line);
+		strbuf_addf(&line, "hybrid CPU: each pass counts one core type, with the probe on its CPUs:");
+		for (size_t k = 0; k < pl->ncores; k++) {
+			strbuf_addf(&line, "%s", k ? ";" : "");
+			core_label(&line, &pl->cores[k]);
+		}
+		/* " (cpu_core, CPUs 0-15); (cpu_atom, ...)" reads better without the parentheses */
+		struct strbuf out = STRBUF_INIT;
+		for (const char *c = strbuf_str(&line); *c; c++)
+			if (*c != '(' && *c != ')')
+				strbuf_addf(&out, "%c", *c);
+		text_print(stdout, strbuf_str(&out), 4);
+		strbuf_release(&out);
+	}
+	strbuf_release(&line);
 	fflush(stdout);
 }
 
@@ -717,6 +845,10 @@ static int warm_up(struct cal_run *cr, const struct cal_plan *pl, bool quick)
 				backend_inst_close(&bi);
 		}
 	}
+	/* on a hybrid CPU, on the core type of that event's pass: a P-core and an E-core differ in speed */
+	int core = pl->m ? pl->pass_core[pl->pass_of[0]] : -1;
+	if (core >= 0 && !pl->cores[core].why[0])
+		runner_pin(&cr->run, &pl->cores[core].pin);
 	for (size_t p = 0; p < cr->nprobes; p++) {
 		progress(cr, 0, 0, cr->scales[p].probe, "warm-up", cr->scales[p].n);
 		/* a run costs its set-up (t0, at scale 1) plus its work: baseline t0, 1x t1, 4x t0 + 4 (t1 - t0) */
@@ -731,6 +863,7 @@ static int warm_up(struct cal_run *cr, const struct cal_plan *pl, bool quick)
 		per_pass += (5 * t1 - 2 * t0) * cr->reps;
 	}
 	progress_clear(&cr->prog);
+	runner_pin(&cr->run, NULL);
 	if (opened)
 		backend_inst_close(&bi);
 	print_estimate(per_pass * (double)npasses, quick);
@@ -738,6 +871,7 @@ static int warm_up(struct cal_run *cr, const struct cal_plan *pl, bool quick)
 	fflush(stdout);
 	return 0;
 fail:
+	runner_pin(&cr->run, NULL);
 	if (opened)
 		backend_inst_close(&bi);
 	return -1;
@@ -776,6 +910,16 @@ static int run_passes(struct cal_run *cr, struct cal_plan *pl)
 		for (size_t i = 0; i < pl->m; i++)
 			if (pl->pass_of[i] == pass)
 				sub[k++] = pl->order[i];
+		int core = pl->pass_core[pass];
+		const struct cal_core *c = core >= 0 ? &pl->cores[core] : NULL;
+		if (c && c->why[0]) {	/* a cpuset without this core type: not measurable here, not a failure */
+			for (size_t i = 0; i < k; i++)
+				mark(sub[i], CALIB_UNSUPPORTED, c->why);
+			cr->prog.total -= (double)cr->nprobes * 3 * cr->reps;	/* its runs will not be made */
+			continue;
+		}
+		cr->core = c ? c->name : NULL;
+		runner_pin(&cr->run, c ? &c->pin : NULL);
 		r = measure_pass(cr, sub, k, pass, pl->npasses);
 		if (r != CAL_REFUSED)
 			continue;
@@ -787,11 +931,14 @@ static int run_passes(struct cal_run *cr, struct cal_plan *pl)
 			mark(sub[0], CALIB_UNSUPPORTED, "the kernel would not give it a counter of its own");
 			continue;
 		}
+		pl->pass_core[np - 1] = pl->pass_core[pass];	/* the split-off half stays on its core type */
 		pl->npasses = np;
 		progress_units(&cr->prog, count_runs(cr, pl->npasses, runs, sizeof(runs)));
 		pass--;		/* the pass again, now half its size */
 	}
 	free(sub);
+	cr->core = NULL;
+	runner_pin(&cr->run, NULL);
 	progress_clear(&cr->prog);
 	return r;
 }
@@ -1012,7 +1159,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct cal_plan pl = { 0 };
 	int rc = open_catalogue(&o, &cr, &cat);
 	if (rc == 0) {
-		plan_passes(cr.pmu, &pl);
+		plan_passes(&cr, &pl);
 		/* A vendor catalogue takes tens of passes: --quick then keeps one round, not the minimum of three. */
 		if (o.quick && pl.npasses >= CAL_MANY_PASSES)
 			cr.reps = 1;

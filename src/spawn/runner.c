@@ -12,6 +12,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +297,7 @@ void runner_release(struct runner *r)
 		close(r->errr);
 	r->devnull = r->errr = r->req = r->rep = -1;
 	r->spawner = 0;
+	cpulist_release(&r->pin);
 	free(r->groups);
 	r->groups = NULL;
 	r->opts.groups = NULL;
@@ -344,16 +348,21 @@ static int spawner_gone(char *err, size_t len)
 static int send_run(struct runner *r, uint32_t flags, const char *path, char *const argv[])
 {
 	size_t ng = r->opts.gid >= 0 && r->opts.groups ? r->opts.ngroups : 0;
-	size_t body = ng * sizeof(uint32_t) + strlen(path) + 1, argc = 0;
+	size_t nw = (flags & SPF_AFFINITY) ? r->pin.nwords : 0;
+	size_t body = nw * sizeof(unsigned long) + ng * sizeof(uint32_t) + strlen(path) + 1, argc = 0;
 	for (; argv[argc]; argc++)
 		body += strlen(argv[argc]) + 1;
 	char *buf = xmalloc(sizeof(struct sp_req) + body);
 	struct sp_req q = {
 		.op = SP_RUN, .flags = flags, .uid = (int32_t)r->opts.uid, .gid = (int32_t)r->opts.gid,
-		.ngroups = (uint32_t)ng, .argc = (uint32_t)argc, .bodylen = (uint32_t)body,
+		.ngroups = (uint32_t)ng, .argc = (uint32_t)argc, .bodylen = (uint32_t)body, .ncpuwords = (uint32_t)nw,
 	};
 	memcpy(buf, &q, sizeof(q));
 	char *p = buf + sizeof(q);
+	if (nw) {
+		memcpy(p, r->pin.bits, nw * sizeof(unsigned long));
+		p += nw * sizeof(unsigned long);
+	}
 	for (size_t i = 0; i < ng; i++) {
 		uint32_t g = (uint32_t)r->opts.groups[i];
 		memcpy(p, &g, sizeof(g));
@@ -620,6 +629,38 @@ static void run_result(struct one_run *x, struct lk_counts *const *counts, struc
 		ring_tail(x->r, res->tail);
 }
 
+void runner_pin(struct runner *r, const struct lk_cpus *cpus)
+{
+	if (cpus && cpulist_count(cpus))
+		cpulist_copy(&r->pin, cpus);
+	else
+		cpulist_release(&r->pin);
+}
+
+int runner_cpus_allowed(struct lk_cpus *out)
+{
+	out->bits = NULL;
+	out->nwords = 0;
+#ifdef __linux__
+	/* sched_getaffinity fails with EINVAL while the buffer is smaller than the kernel's cpumask */
+	for (size_t nw = 16; nw <= 4096; nw *= 2) {
+		unsigned long *bits = xcalloc(nw, sizeof(*bits));
+		if (sched_getaffinity(0, nw * sizeof(*bits), (cpu_set_t *)(void *)bits) == 0) {
+			out->bits = bits;
+			out->nwords = nw;
+			return 0;
+		}
+		int e = errno;
+		free(bits);
+		if (e != EINVAL)
+			return -LK_EIO;
+	}
+	return -LK_EIO;
+#else
+	return -LK_ENOTSUP;
+#endif
+}
+
 int runner_run(struct runner *r, const char *path, char *const argv[],
 	       struct backend_inst *backends, size_t nbackends,
 	       struct lk_counts *const *counts, struct runner_result *res,
@@ -656,7 +697,8 @@ int runner_run(struct runner *r, const char *path, char *const argv[],
 	uint32_t flags = (x.need_gate ? SPF_GATE : 0) | (x.need_zombie ? SPF_ZOMBIE : 0) |
 			 (x.tty >= 0 ? SPF_TERMINAL : 0) | (r->opts.show_output ? SPF_OUTPUT : 0) |
 			 (r->opts.show_output && r->opts.output_to_stderr ? SPF_OUT_TO_ERR : 0) |
-			 (r->opts.uid >= 0 || r->opts.gid >= 0 ? SPF_CREDS : 0);
+			 (r->opts.uid >= 0 || r->opts.gid >= 0 ? SPF_CREDS : 0) |
+			 (cpulist_count(&r->pin) ? SPF_AFFINITY : 0);
 	if (send_run(r, flags, path, argv) < 0) {
 		x.ret = spawner_gone(err, len);
 		goto out;

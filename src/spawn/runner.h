@@ -33,6 +33,7 @@
 #include <sys/types.h>
 
 #include "backend/backend.h"
+#include "base/cpulist.h"
 
 #define RUNNER_TAIL_MAX 4096
 #define RUNNER_GRACE_MS 1000
@@ -64,6 +65,7 @@ struct runner {
 	pid_t busy;		/* a run whose end was not seen: its process group (release kills it) */
 	char ring[RUNNER_TAIL_MAX];	/* the last bytes of the current run's stderr */
 	uint64_t ring_total;
+	struct lk_cpus pin;	/* runner_pin: the CPUs the commands run on; empty: wherever the kernel puts them */
 	/* Called about once a second while a run goes on (a progress line's redraw), or NULL. */
 	void (*idle)(void *arg);
 	void *idle_arg;
@@ -99,6 +101,16 @@ void runner_signals_install(void);
  */
 int runner_init(struct runner *r, const struct runner_opts *opts, char *err, size_t len);
 void runner_release(struct runner *r);
+
+/*
+ * The runs that follow run on these CPUs only (the child's affinity, set before it execs; Linux:
+ * sched_setaffinity), or wherever the kernel puts them again with NULL or an empty set.  The caller
+ * intersects with runner_cpus_allowed first: a mask of CPUs this process may not use fails the
+ * run with exec_errno EINVAL.
+ */
+void runner_pin(struct runner *r, const struct lk_cpus *cpus);
+/* The CPUs this process may run on (sched_getaffinity; its cpuset included); 0, or -LK_ENOTSUP off Linux. */
+int runner_cpus_allowed(struct lk_cpus *out);
 
 /*
  * Run `path` with `argv` once, measured by the backends.  counts[i] receives

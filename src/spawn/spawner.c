@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -100,9 +103,28 @@ static void reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* The slow path, for a gate or a credential switch: fork, prepare, wait, exec. */
-static pid_t fork_child(const struct sp_req *q, const uint32_t *groups, const char *path, char *const argv[],
-			int devnull, int errw, const int gate[2], const int report[2])
+/*
+ * The CPUs the command may run on (SPF_AFFINITY), set in the child before exec, so that it never
+ * runs elsewhere: the kernel moves a task off a CPU its new mask excludes at once
+ * (sched_setaffinity -> __set_cpus_allowed_ptr in kernel/sched/core.c), and exec and fork keep
+ * the mask.  posix_spawn has no attribute for it, so such a run takes the fork path.
+ */
+static int set_affinity(const struct sp_req *q, const unsigned long *mask)
+{
+#ifdef __linux__
+	if (sched_setaffinity(0, (size_t)q->ncpuwords * sizeof(*mask), (const cpu_set_t *)(const void *)mask) < 0)
+		return errno ? errno : EINVAL;
+	return 0;
+#else
+	(void)q;
+	(void)mask;
+	return ENOSYS;	/* macOS has no CPU affinity (lauka asks for it on Linux only) */
+#endif
+}
+
+/* The slow path, for a gate, a credential switch or a CPU mask: fork, prepare, wait, exec. */
+static pid_t fork_child(const struct sp_req *q, const unsigned long *mask, const uint32_t *groups, const char *path,
+			char *const argv[], int devnull, int errw, const int gate[2], const int report[2])
 {
 	pid_t pid = fork();
 	if (pid != 0) {
@@ -124,7 +146,9 @@ static pid_t fork_child(const struct sp_req *q, const uint32_t *groups, const ch
 	} else if (q->flags & SPF_OUT_TO_ERR)
 		dup2(2, 1);
 	int e = 0;
-	if (q->flags & SPF_CREDS) {
+	if (q->flags & SPF_AFFINITY)
+		e = set_affinity(q, mask);
+	if (!e && (q->flags & SPF_CREDS)) {
 		_Static_assert(sizeof(gid_t) == sizeof(uint32_t), "gids travel as uint32");
 		const gid_t *gl = (const gid_t *)(const void *)groups;
 		gid_t g = (gid_t)q->gid;
@@ -285,17 +309,20 @@ static void wait_exit(pid_t pid, struct sp_rep *r, int rep, bool terminal)
 
 static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, int devnull, int errw)
 {
+	size_t mbytes = (q->flags & SPF_AFFINITY) ? (size_t)q->ncpuwords * sizeof(unsigned long) : 0;
 	size_t gbytes = (size_t)q->ngroups * sizeof(uint32_t);
 	size_t ptrs_off = (q->bodylen + 15) & ~(size_t)15;
-	if (q->argc == 0 || gbytes >= q->bodylen ||
+	if (q->argc == 0 || q->ncpuwords > 4096 || mbytes + gbytes >= q->bodylen ||
 	    buf_reserve(b, ptrs_off + ((size_t)q->argc + 1) * sizeof(char *)) < 0)
 		return -1;
 	if (spawner_read_full(req, b->p, q->bodylen) < 0)
 		return -1;
 	if (b->p[q->bodylen - 1] != '\0')
 		return -1;
-	const uint32_t *groups = (const uint32_t *)(void *)b->p;
-	const char *path = b->p + gbytes, *end = b->p + q->bodylen;
+	/* the mask first, at the start of the mmap'd buffer: aligned for its words, as the gids after it are */
+	const unsigned long *mask = (const unsigned long *)(void *)b->p;
+	const uint32_t *groups = (const uint32_t *)(void *)(b->p + mbytes);
+	const char *path = b->p + mbytes + gbytes, *end = b->p + q->bodylen;
 	char **argv = (char **)(void *)(b->p + ptrs_off);
 	const char *s = path + strlen(path) + 1;
 	for (uint32_t i = 0; i < q->argc; i++) {
@@ -310,7 +337,7 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 	memset(&r, 0, sizeof(r));
 	pid_t pid;
 	int gate[2] = { -1, -1 }, report[2] = { -1, -1 };
-	bool slow = q->flags & (SPF_GATE | SPF_CREDS);
+	bool slow = q->flags & (SPF_GATE | SPF_CREDS | SPF_AFFINITY);
 	if (!slow) {
 		r.t0 = spawner_clock_ns();
 		pid = spawn_child(q, path, argv, devnull, errw, &r.exec_errno);
@@ -326,7 +353,7 @@ static int run_one(const struct sp_req *q, struct sp_buf *b, int req, int rep, i
 				fcntl(gate[1], F_SETFD, FD_CLOEXEC);
 			}
 			r.t0 = spawner_clock_ns();
-			pid = fork_child(q, groups, path, argv, devnull, errw, gate, report);
+			pid = fork_child(q, mask, groups, path, argv, devnull, errw, gate, report);
 			if (pid < 0)
 				r.exec_errno = errno;
 		}

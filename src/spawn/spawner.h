@@ -51,13 +51,15 @@ enum {
 	SPF_CREDS = 8,		/* switch to uid/gid/groups before exec */
 	SPF_TERMINAL = 16,	/* the child's group has the terminal: report its Ctrl-Z stops (SP_STOPPED) */
 	SPF_OUT_TO_ERR = 32,	/* with SPF_OUTPUT: the child's stdout is lauka's stderr (an export owns stdout) */
+	SPF_AFFINITY = 64,	/* Linux: the child runs on the CPUs of the body's mask (sched_setaffinity before exec) */
 };
 
 struct sp_req {
 	uint32_t op, flags;
 	int32_t uid, gid;
 	uint32_t ngroups, argc;
-	uint32_t bodylen;	/* ngroups * uint32 gids, then path and argv, each NUL-terminated */
+	uint32_t bodylen;	/* ncpuwords unsigned longs, ngroups * uint32 gids, then path and argv, each NUL-terminated */
+	uint32_t ncpuwords;	/* SPF_AFFINITY: the CPU mask's words (base/cpulist.h's layout, sched_setaffinity's) */
 };
 
 struct sp_rep {
