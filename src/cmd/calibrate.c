@@ -717,7 +717,7 @@ static char *shown(const struct lk_pmu *pmu, const char *name)
 }
 
 /*
- * " (cpu_atom, CPUs 16-23)": the core type of a pass and the CPUs its probe runs on; "16-17 of
+ * "cpu_atom, CPUs 16-23": the core type of a pass and the CPUs its probe runs on; "16-17 of
  * 16-23" when this process may use only some of them, none: its events are not measured.
  */
 static void core_label(struct strbuf *sb, const struct cal_core *c)
@@ -725,13 +725,13 @@ static void core_label(struct strbuf *sb, const struct cal_core *c)
 	char pin[96];
 	cpulist_format(&c->pin, pin, sizeof(pin));
 	if (!c->cpus[0])
-		strbuf_addf(sb, " (%s)", c->name);
+		strbuf_addf(sb, "%s", c->name);
 	else if (c->why[0])
-		strbuf_addf(sb, " (%s, no CPU of %s allowed here)", c->name, c->cpus);
+		strbuf_addf(sb, "%s, no CPU of %s allowed here", c->name, c->cpus);
 	else if (strcmp(pin, c->cpus))
-		strbuf_addf(sb, " (%s, CPUs %s of %s)", c->name, pin, c->cpus);
+		strbuf_addf(sb, "%s, CPUs %s of %s", c->name, pin, c->cpus);
 	else
-		strbuf_addf(sb, " (%s, CPUs %s)", c->name, c->cpus);
+		strbuf_addf(sb, "%s, CPUs %s", c->name, c->cpus);
 }
 
 /* --dry-run: one line per pass, "pass N: event event ...", then what a full run would take. */
@@ -741,8 +741,11 @@ static void print_plan(const struct cal_run *cr, const struct cal_plan *pl)
 		struct strbuf line = STRBUF_INIT;
 		strbuf_addf(&line, "pass %zu", pass + 1);
 		int k = pl->pass_core[pass];
-		if (k >= 0)
+		if (k >= 0) {
+			strbuf_addf(&line, " (");
 			core_label(&line, &pl->cores[k]);
+			strbuf_addf(&line, ")");
+		}
 		strbuf_addf(&line, ":");
 		for (size_t i = 0; i < pl->m; i++)
 			if (pl->pass_of[i] == pass) {
@@ -789,16 +792,10 @@ static void announce(const struct cal_run *cr, const struct cal_plan *pl, const 
 		strbuf_reset(&line);
 		strbuf_addf(&line, "hybrid CPU: each pass counts one core type, with the probe on its CPUs:");
 		for (size_t k = 0; k < pl->ncores; k++) {
-			strbuf_addf(&line, "%s", k ? ";" : "");
+			strbuf_addf(&line, "%s", k ? "; " : " ");
 			core_label(&line, &pl->cores[k]);
 		}
-		/* " (cpu_core, CPUs 0-15); (cpu_atom, ...)" reads better without the parentheses */
-		struct strbuf out = STRBUF_INIT;
-		for (const char *c = strbuf_str(&line); *c; c++)
-			if (*c != '(' && *c != ')')
-				strbuf_addf(&out, "%c", *c);
-		text_print(stdout, strbuf_str(&out), 4);
-		strbuf_release(&out);
+		text_print(stdout, strbuf_str(&line), 4);
 	}
 	strbuf_release(&line);
 	fflush(stdout);
