@@ -1,6 +1,7 @@
 /* check_sudo.c: SUDO_UID/SUDO_GID parsing, the sudo fix line, the invoking user. */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,59 @@ START_TEST(test_open_owned)
 }
 END_TEST
 
+/*
+ * Linux: the switch is the calling thread's alone (credentials(7)), so a thread
+ * that needs root (the kperf reader on a Mac is the model) keeps it while the
+ * main thread opens a file as the user.  glibc's seteuid() would have
+ * switched this watcher too (nptl's setxid broadcast).
+ */
+struct watcher {
+	int go[2], back[2];
+	uid_t seen;
+};
+
+static void *watch_euid(void *arg)
+{
+	struct watcher *w = arg;
+	char b;
+	if (read(w->go[0], &b, 1) == 1)
+		w->seen = geteuid();
+	ck_assert_int_eq((int)write(w->back[1], "x", 1), 1);
+	return NULL;
+}
+
+START_TEST(test_as_user_thread)
+{
+#ifdef __linux__
+	if (geteuid() != 0)
+		return;	/* needs root, as sudo would give */
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	struct watcher w = { .seen = 12345 };
+	ck_assert_int_eq(pipe(w.go), 0);
+	ck_assert_int_eq(pipe(w.back), 0);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, watch_euid, &w), 0);
+	struct sudo_creds c;
+	ck_assert_int_eq(sudo_as_user(&c), 1);
+	ck_assert_int_eq((int)geteuid(), 65534);
+	ck_assert_int_eq((int)write(w.go[1], "x", 1), 1);
+	char b;
+	ck_assert_int_eq((int)read(w.back[0], &b, 1), 1);
+	sudo_as_root(&c);
+	pthread_join(t, NULL);
+	ck_assert_int_eq((int)w.seen, 0);
+	ck_assert_int_eq((int)geteuid(), 0);
+	for (int i = 0; i < 2; i++) {
+		close(w.go[i]);
+		close(w.back[i]);
+	}
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+#endif
+}
+END_TEST
+
 /* Under sudo (as root here), what is created in the user's name is the user's, and root comes back. */
 START_TEST(test_as_user)
 {
@@ -185,6 +239,7 @@ Suite *sudo_suite(void)
 	tcase_add_test(tc, test_user);
 	tcase_add_test(tc, test_open_owned);
 	tcase_add_test(tc, test_as_user);
+	tcase_add_test(tc, test_as_user_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }

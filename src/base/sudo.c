@@ -15,6 +15,58 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
+
+/*
+ * The switch is made for the calling thread alone where the system allows it.
+ * Linux keeps credentials per thread (credentials(7)); glibc's seteuid(),
+ * setegid() and setgroups() make every thread follow, by signalling each one
+ * (nptl's setxid broadcast), so lauka calls the system calls itself: a kperf
+ * reader or any other thread keeps root while the main thread opens a file
+ * as the user.  macOS's credentials are the process's (pthread_setugid_np, the
+ * per-thread exception, is deprecated), so there the rule is kept by the
+ * callers instead: no thread of lauka's switches while another is running
+ * (the kperf reader opens its dump file before it starts, backend/kperf/sample.c).
+ * The 32-bit calls where the old 16-bit ones still exist (i386, arm).
+ */
+#if defined(__linux__)
+#if defined(SYS_setresuid32)
+#define LK_SYS_SETRESUID SYS_setresuid32
+#define LK_SYS_SETRESGID SYS_setresgid32
+#define LK_SYS_SETGROUPS SYS_setgroups32
+#else
+#define LK_SYS_SETRESUID SYS_setresuid
+#define LK_SYS_SETRESGID SYS_setresgid
+#define LK_SYS_SETGROUPS SYS_setgroups
+#endif
+static int set_euid(uid_t u)
+{
+	return (int)syscall(LK_SYS_SETRESUID, (uid_t)-1, u, (uid_t)-1);
+}
+static int set_egid(gid_t g)
+{
+	return (int)syscall(LK_SYS_SETRESGID, (gid_t)-1, g, (gid_t)-1);
+}
+static int set_groups(int n, const gid_t *g)
+{
+	return (int)syscall(LK_SYS_SETGROUPS, (size_t)n, g);
+}
+#else
+static int set_euid(uid_t u)
+{
+	return seteuid(u);
+}
+static int set_egid(gid_t g)
+{
+	return setegid(g);
+}
+static int set_groups(int n, const gid_t *g)
+{
+	return setgroups(n, g);
+}
+#endif
 
 /*
  * A uid or gid: decimal, within what uid_t holds less its -1 ("no change"
@@ -148,11 +200,11 @@ int sudo_as_user(struct sudo_creds *c)
 		return -1;
 	}
 	/* Groups and gid first: once the uid is the user's, they cannot be changed. */
-	if (setgroups((int)su.ngroups, su.groups) != 0)
+	if (set_groups((int)su.ngroups, su.groups) != 0)
 		goto undo;
-	if (setegid((gid_t)su.gid) != 0)
+	if (set_egid((gid_t)su.gid) != 0)
 		goto undo;
-	if (seteuid((uid_t)su.uid) != 0)
+	if (set_euid((uid_t)su.uid) != 0)
 		goto undo;
 	c->dropped = true;
 	return 1;
@@ -169,8 +221,8 @@ void sudo_as_root(struct sudo_creds *c)
 	if (!c->dropped)
 		return;
 	int e = errno;	/* callers report the errno of what they did as the user */
-	if ((geteuid() != c->euid && seteuid(c->euid) != 0) || setegid(c->egid) != 0 ||
-	    setgroups(c->ngroups, c->groups) != 0) {
+	if ((geteuid() != c->euid && set_euid(c->euid) != 0) || set_egid(c->egid) != 0 ||
+	    set_groups(c->ngroups, c->groups) != 0) {
 		fprintf(stderr, "error: cannot switch back from the invoking user's ids to root's: %s\n", strerror(errno));
 		_exit(1);
 	}

@@ -199,24 +199,43 @@ int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, si
 /*
  * C9 (audit 4): $LAUKA_KPERF_DUMP names a file that receives every record read
  * (raw 64-byte kd_buf, appended), for the fixtures scripts/macos-fixtures.sh
- * collects from a real Mac; tests/check_kperf.c replays them.
+ * collects from a real Mac; tests/check_kperf.c replays them.  It is opened
+ * by start() before the reader thread exists: under sudo the file is the
+ * invoking user's, created with their ids and through no link (base/sudo.h),
+ * and on macOS that switch is the whole process's, so it must not happen
+ * while the reader (or anything else) runs.
  */
-static void dump(const struct kperf_kdbuf *recs, size_t n)
+static void dump_open(struct kperf_sampler *s)
 {
 	const char *path = getenv("LAUKA_KPERF_DUMP");
-	if (!path || !*path || !n)
+	if (s->dumping || !path || !*path)
 		return;
-	/* Under sudo the file is the invoking user's, created with their ids and through no link (base/sudo.h). */
-	int fd = sudo_user_open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	FILE *f = fdopen(fd, "ab");
-	if (!f) {
-		close(fd);
-		return;
+	s->dump_fd = sudo_user_open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	s->dumping = s->dump_fd >= 0;
+}
+
+static void dump_close(struct kperf_sampler *s)
+{
+	if (s->dumping)
+		close(s->dump_fd);
+	s->dumping = false;
+}
+
+static void dump(struct kperf_sampler *s, const struct kperf_kdbuf *recs, size_t n)
+{
+	const char *p = (const char *)recs;
+	size_t left = n * sizeof(*recs);
+	while (s->dumping && left) {
+		ssize_t w = write(s->dump_fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			dump_close(s);	/* a fixture with a hole is worse than a short one */
+			return;
+		}
+		p += w;
+		left -= (size_t)w;
 	}
-	fwrite(recs, sizeof(*recs), n, f);
-	fclose(f);
 }
 
 /* Drain the trace buffer into the aggregation. */
@@ -229,7 +248,7 @@ static int drain(struct kperf_sampler *s)
 			return r;
 		if (got > READ_CHUNK)
 			got = READ_CHUNK;
-		dump(s->buf, got);
+		dump(s, s->buf, got);
 		kperf_agg_feed(&s->agg, s->buf, got);
 		if (got < READ_CHUNK)
 			return 0;
@@ -278,6 +297,7 @@ int kperf_sampler_start(struct kperf_sampler *s, pid_t pid, char *err, size_t le
 	    (r = kd(KPERF_KD_ENABLE, 1, NULL, NULL, "kdebug enable", err, len)) ||
 	    (r = KPERF_CALL(f->kperf_sample_set(1), "kperf_sample_set", err, len)))
 		return r;
+	dump_open(s);
 	/* The reader must not take lauka's SIGINT/SIGTERM: the runner's handler forwards them. */
 	sigset_t all, old;
 	sigfillset(&all);
@@ -353,6 +373,7 @@ void kperf_sampler_release(struct kperf_sampler *s)
 		kperf_sampler_teardown(s, why, sizeof(why));
 	}
 	kperf_agg_release(&s->agg);
+	dump_close(s);
 	free(s->buf);
 	s->buf = NULL;
 	if (s->sync_init) {

@@ -44,6 +44,8 @@ struct kperf_sampler {
 	bool sync_init;
 	int err;			/* a read failed during the run */
 	char why[256];
+	bool dumping;			/* dump_fd is open ($LAUKA_KPERF_DUMP) */
+	int dump_fd;
 };
 
 int kperf_sampler_setup(struct kperf_sampler *s, size_t ncounters, char *err, size_t len);
