@@ -27,7 +27,7 @@ static void affine(struct calib_counts *c, double k, double r, uint64_t n)
 START_TEST(test_normalise_exact)
 {
 	/* valgrind alu at 1e6: Ir = 110994 + 2n, exactly */
-	struct calib_counts c = { 110996, 2110994, 8110994, 1000000, 0 };
+	struct calib_counts c = { .c0 = 110996, .c1 = 2110994, .c4 = 8110994, .n = 1000000 };
 	double pu1, pu4, r;
 	calib_normalise(&c, &pu1, &pu4, &r);
 	ck_assert_double_eq(r, 2.0);
@@ -41,7 +41,7 @@ END_TEST
 START_TEST(test_normalise_longer_baseline)
 {
 	/* c(n) = 5000 + 3n at n0 = 4096, n = 1e6 */
-	struct calib_counts c = { 5000 + 3 * 4096.0, 5000 + 3e6, 5000 + 12e6, 1000000, 4096 };
+	struct calib_counts c = { .c0 = 5000 + 3 * 4096.0, .c1 = 5000 + 3e6, .c4 = 5000 + 12e6, .n = 1000000, .n0 = 4096 };
 	double pu1, pu4, r;
 	calib_normalise(&c, &pu1, &pu4, &r);
 	ck_assert_double_eq_tol(pu1, 3.0, 1e-12);
@@ -69,8 +69,67 @@ static const struct {
 
 START_TEST(test_linear_table)
 {
-	struct calib_counts c = { lin_cases[_i].c0, lin_cases[_i].c1, lin_cases[_i].c4, 1000, 0 };
+	struct calib_counts c = { .c0 = lin_cases[_i].c0, .c1 = lin_cases[_i].c1, .c4 = lin_cases[_i].c4, .n = 1000 };
 	ck_assert_msg(calib_linear(&c) == lin_cases[_i].linear, "case %d", _i);
+}
+END_TEST
+
+/*
+ * Linearity against the rounds' spread: c0/c1/c4 are the smallest of the rounds, hi0/hi1/hi4 the
+ * largest (n = 1000).  Explained when moving each count by its spread, either way, can make the probe
+ * linear (per unit 4x within 25% of 1x).
+ */
+static const struct {
+	double c0, c1, c4, hi0, hi1, hi4;
+	bool explains;
+	const char *why;
+} spread_cases[] = {
+	{ 100, 1100, 6100, 0, 0, 0, false, "one run (exact): no spread, nothing explained" },
+	{ 100, 1100, 6100, 100, 1100, 6100, false, "rounds that agree: no spread" },
+	{ 100, 1100, 6100, 100, 1100, 8100, true, "4x moved by 2000: 4100 is within it" },
+	{ 100, 1100, 6100, 100, 1100, 6200, false, "4x moved by 100: still 47% more per unit" },
+	{ 100, 1100, 2100, 101, 1110, 2120, false, "saturates, and the rounds agree within 1%" },
+	/* the chase probe's task-clock (ms) on a busy VM: a 740 ms set-up, 4x runs 2.2-2.5 s */
+	{ 740, 1020, 2200, 800, 1100, 2500, true, "minima 30% off, rounds 14% apart" },
+	{ 1000, 1300, 3000, 1400, 1300, 3000, true, "the baseline's spread crosses the 1x count: a pole" },
+};
+
+START_TEST(test_spread_table)
+{
+	struct calib_counts c = { spread_cases[_i].c0, spread_cases[_i].c1, spread_cases[_i].c4, 1000, 0,
+				  spread_cases[_i].hi0, spread_cases[_i].hi1, spread_cases[_i].hi4 };
+	ck_assert_msg(!calib_linear(&c), "%s: linear by the minima", spread_cases[_i].why);
+	ck_assert_msg(calib_spread_explains(&c) == spread_cases[_i].explains, "%s", spread_cases[_i].why);
+}
+END_TEST
+
+/* An event whose minima read non-linear within the rounds' spread is "noisy": neither validated nor failed. */
+START_TEST(test_judge_noisy)
+{
+	struct calib_counts c[4];
+	double r[4] = { 0.3, 180, 4, 20 };
+	for (int i = 0; i < 4; i++)
+		affine(&c[i], 1e8, r[i], 1000000);
+	c[1].c4 = 1e8 + (c[1].c4 - 1e8) * 1.4;	/* chase's 4x 40% more per unit */
+	struct calib_expectations e;
+	char err[200] = "";
+	ck_assert_int_eq(calib_expect_parse("any\tX\talu\tlinear\t-\n", &e, err, sizeof(err)), 0);
+	const struct calib_expect *x[1] = { &e.rows[0] };
+	struct calib_result res;
+	calib_judge(probes, c, 4, CALIB_MEASURED, x, 1, &res);
+	ck_assert_str_eq(res.verdict, "not linear");	/* no spread known */
+	c[1].hi0 = c[1].c0 * 1.05;
+	c[1].hi1 = c[1].c1 * 1.1;
+	c[1].hi4 = c[1].c4 * 1.3;
+	calib_judge(probes, c, 4, CALIB_MEASURED, x, 1, &res);
+	ck_assert_str_eq(res.verdict, "noisy");
+	ck_assert(!res.failed && !calib_verdict_failed("noisy"));
+	c[1].hi0 = c[1].c0 * 1.005;	/* the rounds agree within 1%: the bend is real */
+	c[1].hi1 = c[1].c1 * 1.005;
+	c[1].hi4 = c[1].c4 * 1.01;
+	calib_judge(probes, c, 4, CALIB_MEASURED, x, 1, &res);
+	ck_assert_str_eq(res.verdict, "not linear");
+	calib_expect_release(&e);
 }
 END_TEST
 
@@ -364,6 +423,8 @@ Suite *calib_suite(void)
 	tcase_add_test(tc, test_expect_pmuv3_number);
 	tcase_add_test(tc, test_normalise_longer_baseline);
 	tcase_add_loop_test(tc, test_linear_table, 0, ARRAY_SIZE(lin_cases));
+	tcase_add_loop_test(tc, test_spread_table, 0, ARRAY_SIZE(spread_cases));
+	tcase_add_test(tc, test_judge_noisy);
 	tcase_add_loop_test(tc, test_profile_table, 0, ARRAY_SIZE(profile_cases));
 	tcase_add_test(tc, test_expect_parse);
 	tcase_add_loop_test(tc, test_expect_bad, 0, ARRAY_SIZE(bad_rows));

@@ -259,6 +259,45 @@ bool calib_linear(const struct calib_counts *c)
 	return fabs(pu4 / pu1 - 1) <= CALIB_LINEAR_TOL;
 }
 
+bool calib_spread_explains(const struct calib_counts *c)
+{
+	const double lo[3] = { c->c0, c->c1, c->c4 }, hi[3] = { c->hi0, c->hi1, c->hi4 };
+	double s[3];
+	bool spread = false;
+	for (int k = 0; k < 3; k++) {
+		s[k] = hi[k] > lo[k] ? hi[k] - lo[k] : 0;
+		spread |= s[k] > 0;
+	}
+	if (!spread)
+		return false;
+	/*
+	 * pu4/pu1 is monotonic in each count over the box (a ratio of linear
+	 * functions without a pole in it), so its range is that of the 8 corners,
+	 * and by continuity every value between: linear somewhere in the box iff
+	 * the corners' range meets 1 ± CALIB_LINEAR_TOL.  A corner where pu1 is 0
+	 * or changes sign is a pole: nothing can be judged then.
+	 */
+	double rmin = INFINITY, rmax = -INFINITY;
+	int sign = 0;
+	for (int m = 0; m < 8; m++) {
+		struct calib_counts t = *c;
+		t.c0 = fmax(0, lo[0] + (m & 1 ? s[0] : -s[0]));
+		t.c1 = fmax(0, lo[1] + (m & 2 ? s[1] : -s[1]));
+		t.c4 = fmax(0, lo[2] + (m & 4 ? s[2] : -s[2]));
+		if (calib_linear(&t))
+			return true;	/* also: the work lost in the constant's noise at this corner */
+		double pu1, pu4, r;
+		calib_normalise(&t, &pu1, &pu4, &r);
+		int sg = pu1 > 0 ? 1 : pu1 < 0 ? -1 : 0;
+		if (!sg || !isfinite(pu4) || (sign && sg != sign))
+			return true;
+		sign = sg;
+		rmin = fmin(rmin, pu4 / pu1);
+		rmax = fmax(rmax, pu4 / pu1);
+	}
+	return rmin <= 1 + CALIB_LINEAR_TOL && rmax >= 1 - CALIB_LINEAR_TOL;
+}
+
 bool calib_significant(const struct calib_counts *c)
 {
 	double pu1, pu4, r;
@@ -414,15 +453,19 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 		return;
 	}
 	double effective[CALIB_MAX_PROBES] = { 0 };
-	bool silent = true, linear = true, dead = nprobes > 0;
+	bool silent = true, linear = true, noisy = false, dead = nprobes > 0;
 	for (size_t i = 0; i < nprobes; i++) {
 		/* counts are never negative: a mean of 0 at all three scales is 0 in every run */
 		dead &= counts[i].c0 == 0 && counts[i].c1 == 0 && counts[i].c4 == 0;
 		bool responds = calib_significant(&counts[i]);
 		effective[i] = responds ? out->response[i] : 0;
 		silent &= !responds;
-		if (responds && !calib_linear(&counts[i]))
-			linear = false;
+		if (responds && !calib_linear(&counts[i])) {
+			if (calib_spread_explains(&counts[i]))
+				noisy = true;
+			else
+				linear = false;
+		}
 	}
 	out->profile = calib_profile(probes, effective, nprobes);
 	double worst = 0;
@@ -440,6 +483,8 @@ void calib_judge(const char *const *probes, const struct calib_counts *counts, s
 	}
 	if (!silent && !linear)
 		snprintf(out->verdict, sizeof(out->verdict), "not linear");
+	else if (noisy)	/* neither a validation nor a failure can rest on these counts */
+		snprintf(out->verdict, sizeof(out->verdict), "noisy");
 	else if (blind)
 		snprintf(out->verdict, sizeof(out->verdict), "does not see memory (%.6s)", blind->probe);
 	else if (dead)	/* before "off by 100%": the counter counts nothing here, not the wrong thing */

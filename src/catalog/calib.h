@@ -22,7 +22,12 @@
  *   unschedulable   the scheduler cannot place the event even alone
  *   unsupported     the backend cannot count it here (no PMU, not root, ...)
  *   not linear      on a probe where it responds, per_unit_4x / per_unit_1x
- *                   is outside 1 ± CALIB_LINEAR_TOL
+ *                   is outside 1 ± CALIB_LINEAR_TOL, and stays outside when
+ *                   each scale's count moves by its rounds' spread (below)
+ *   noisy           not linear by the smallest counts, but within what the
+ *                   rounds' own spread (largest - smallest, at each scale)
+ *                   can explain: the data supports neither verdict, so the
+ *                   event is neither validated nor failed
  *   dead here       0 in every run of every probe, the baselines (a whole process start-up)
  *                   included: a counter that counts nothing on this machine (79 PMUv3 events
  *                   under QEMU), whether or not a response was expected; not one the probes miss
@@ -108,9 +113,10 @@ size_t calib_expect_for(const struct calib_expectations *e, const struct lk_pmu 
 
 /* Counts of one event on one probe. */
 struct calib_counts {
-	double c0, c1, c4;	/* at scale 1, n, 4n (after multiplexing scaling) */
+	double c0, c1, c4;	/* at scale 1, n, 4n (after multiplexing scaling): the smallest of the rounds */
 	uint64_t n;		/* the 1x scale */
 	uint64_t n0;		/* the baseline's scale when not 1 (0 = 1): a sampled backend needs it longer */
+	double hi0, hi1, hi4;	/* the largest of the rounds at each scale (0: one run, no spread known) */
 };
 
 /* CALIB_NEEDS_SAMPLING: a PEBS-only event (Intel's PEBS=2, LK_EVF_NEEDS_SAMPLING), left out of counting plans. */
@@ -133,6 +139,14 @@ void calib_normalise(const struct calib_counts *c, double *per_unit_1x, double *
 bool calib_linear(const struct calib_counts *c);
 
 /*
+ * Could the probe be linear with each scale's count moved by no more than
+ * its rounds' spread (hi - c), either way?  Off valgrind load only adds to a
+ * count, so the smallest of the rounds can itself be raised, by about what
+ * the rounds differ by.  False when no spread is known (one run: exact).
+ */
+bool calib_spread_explains(const struct calib_counts *c);
+
+/*
  * Judge one event: probes[i] names the probe of counts[i] (nprobes <=
  * CALIB_MAX_PROBES); checks from calib_expect_for().  Fills out.
  */
@@ -149,7 +163,7 @@ const char *calib_profile(const char *const *probes, const double *response, siz
 /*
  * Should `record` warn about an event with this verdict?  True for "off by",
  * "not linear", "does not see memory (chase)" and "dead here"; false for validated, linear and silent (nothing
- * contradicts the counter), unsupported and unschedulable (record cannot
+ * contradicts the counter), noisy (nothing can be said), unsupported and unschedulable (record cannot
  * count those anyway).
  */
 bool calib_verdict_failed(const char *verdict);

@@ -408,9 +408,12 @@ static int measure_pass(struct cal_run *cr, struct cal_event **evs, size_t n, si
 					cc->n0 = base[p];
 					double v = (double)c->value;
 					double *dst = k == 0 ? &cc->c0 : k == 1 ? &cc->c1 : &cc->c4;
+					double *hi = k == 0 ? &cc->hi0 : k == 1 ? &cc->hi1 : &cc->hi4;
 					lowered |= extra && v < *dst * (1 - CAL_SETTLED);
 					if (round == 0 || v < *dst)
 						*dst = v;
+					if (round == 0 || v > *hi)	/* the spread that says how far to trust the minimum */
+						*hi = v;
 				}
 			}
 			if (extra)
@@ -497,14 +500,28 @@ static bool same_reason(const struct cal_event *a, const struct cal_event *b)
 static void print_reasons(const struct cal_run *cr, struct cal_event *evs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(evs[i].res.verdict, "not linear"))
+		bool noisy = !strcmp(evs[i].res.verdict, "noisy");
+		if (!noisy && strcmp(evs[i].res.verdict, "not linear"))
 			continue;
 		for (size_t p = 0; p < cr->nprobes; p++) {
 			const struct calib_result *r = &evs[i].res;
-			if (fabs(r->response[p]) <= CALIB_SILENT || calib_linear(&evs[i].counts[p]))
+			const struct calib_counts *c = &evs[i].counts[p];
+			if (fabs(r->response[p]) <= CALIB_SILENT || calib_linear(c) || calib_spread_explains(c) != noisy)
 				continue;
-			text_printf(stdout, 4, "not linear: '%s' on %s: %.4g per unit at 1x, %.4g at 4x", evs[i].ev->name,
-				    cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p]);
+			if (!noisy) {
+				text_printf(stdout, 4, "not linear: '%s' on %s: %.4g per unit at 1x, %.4g at 4x", evs[i].ev->name,
+					    cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p]);
+				continue;
+			}
+			double moved = 0;	/* the largest spread of the rounds, relative to the smallest run */
+			const double lo[3] = { c->c0, c->c1, c->c4 }, hi[3] = { c->hi0, c->hi1, c->hi4 };
+			for (int k = 0; k < 3; k++)
+				if (lo[k] > 0 && hi[k] > lo[k])
+					moved = fmax(moved, hi[k] / lo[k] - 1);
+			text_printf(stdout, 4, "noisy: '%s' on %s: %.4g per unit at 1x, %.4g at 4x, but its runs moved by "
+				    "up to %.0f%% between rounds, enough to explain that; calibrate again on a quieter "
+				    "machine", evs[i].ev->name, cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p],
+				    100 * moved);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -943,7 +960,8 @@ static int run_passes(struct cal_run *cr, struct cal_plan *pl)
 /* Verdicts for every event, the table, the reasons and the summary line; true when nothing was counted. */
 static bool judge(const struct cal_run *cr, const struct calib_expectations *exp, struct cal_plan *pl)
 {
-	size_t nval = 0, nfail = 0, nsilent = 0, ndead = 0, nlin = 0, nunsup = 0, nunsched = 0, nsampling = 0;
+	size_t nval = 0, nfail = 0, nsilent = 0, ndead = 0, nlin = 0, nunsup = 0, nunsched = 0, nsampling = 0,
+	       nnoisy = 0;
 	const char *names[CALIB_MAX_PROBES];
 	for (size_t p = 0; p < cr->nprobes; p++)
 		names[p] = cr->scales[p].probe;
@@ -961,6 +979,7 @@ static bool judge(const struct cal_run *cr, const struct calib_expectations *exp
 		nunsup += !strcmp(v, "unsupported");
 		nunsched += !strcmp(v, "unschedulable");
 		nsampling += !strcmp(v, "needs sampling");
+		nnoisy += !strcmp(v, "noisy");
 	}
 	print_table(cr, pl->evs, pl->n);
 	printf("\n");
@@ -972,6 +991,9 @@ static bool judge(const struct cal_run *cr, const struct calib_expectations *exp
 	text_printf(stdout, 4, "%zu events: %zu validated, %zu failed, %zu silent, %zu dead here, %zu linear (no "
 		    "expectation), %zu unsupported, %zu unschedulable", pl->n, nval, nfail, nsilent, ndead, nlin, nunsup,
 		    nunsched);
+	if (nnoisy)
+		text_printf(stdout, 4, "%zu event%s too noisy to judge (neither validated nor failed)", nnoisy,
+			    nnoisy == 1 ? "" : "s");
 	if (nsampling)
 		text_printf(stdout, 4, "%zu PEBS-only event%s left out (needs sampling: Intel's PEBS=2)", nsampling,
 			    nsampling == 1 ? "" : "s");
