@@ -129,6 +129,55 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/*
+ * Schema 6 (catalog/migrate-006.sql): an event's flags (Intel's TakenAlone, PEBS-only) are stored, bits
+ * lauka does not know are not; a database of schema 5 reads 0 and takes them when the catalogue is
+ * imported again, which it reports as updated, not unchanged.
+ */
+static long long sql_int(const char *path, const char *q);
+
+START_TEST(test_event_flags)
+{
+	char *path = path_in("flags.db"), err[512];
+	struct db *db;
+	struct lk_pmu p, q;
+	make_perf(&p, "CPU cycles");
+	((struct lk_event *)pmu_find_exact(&p, "cycles"))->flags = LK_EVF_TAKEN_ALONE | LK_EVF_NEEDS_SAMPLING | 0x100;
+	const struct lk_pmu *one = &p;
+	enum db_import_status st;
+	ck_assert_msg(db_open(&db, path, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(db_import(db, &one, 1, &st, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_load_pmu(db, "perf", "linux", &q, err, sizeof(err)), 0);
+	ck_assert_uint_eq(pmu_find_exact(&q, "cycles")->flags, LK_EVF_TAKEN_ALONE | LK_EVF_NEEDS_SAMPLING);
+	ck_assert_uint_eq(pmu_find_exact(&q, "instructions")->flags, 0);
+	pmu_release(&q);
+	db_close(db);
+
+	/* The same database as schema 5 left it: no flags column. */
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, "ALTER TABLE event DROP COLUMN flags; PRAGMA user_version = 5", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+	ck_assert_msg(db_open(&db, path, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(sql_int(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	ck_assert_int_eq(db_load_pmu(db, "perf", "linux", &q, err, sizeof(err)), 0);
+	ck_assert_uint_eq(q.nevents, 2);	/* the rows kept */
+	ck_assert_uint_eq(pmu_find_exact(&q, "cycles")->flags, 0);
+	pmu_release(&q);
+	ck_assert_int_eq(db_import(db, &one, 1, &st, err, sizeof(err)), 0);
+	ck_assert_int_eq(st, DB_IMPORT_CHANGED);
+	ck_assert_int_eq(db_load_pmu(db, "perf", "linux", &q, err, sizeof(err)), 0);
+	ck_assert_uint_eq(pmu_find_exact(&q, "cycles")->flags, LK_EVF_TAKEN_ALONE | LK_EVF_NEEDS_SAMPLING);
+	pmu_release(&q);
+	ck_assert_int_eq(db_import(db, &one, 1, &st, err, sizeof(err)), 0);
+	ck_assert_int_eq(st, DB_IMPORT_SAME);
+	db_close(db);
+	pmu_release(&p);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_verdicts)
 {
 	char *path = path_in("v.db"), err[512];
@@ -385,7 +434,7 @@ static const struct {
 	  "INSERT INTO alias (pmu_id, alias, target) SELECT id, 'loop_b', 'loop_a' FROM pmu",
 	  "alias 'loop_a' names 'loop_b', which is not an event" },
 	{ "ALTER TABLE event RENAME TO event_old; CREATE TABLE event (pmu_id, name, description, number, umask, "
-	  "counters_mask, fixed_counter, fallback, errata, perf_type, config1, config2, unit); "
+	  "counters_mask, fixed_counter, fallback, errata, perf_type, config1, config2, unit, flags); "
 	  "INSERT INTO event SELECT * FROM event_old; DROP TABLE event_old; UPDATE event SET name = NULL WHERE name = 'PLAIN_A'",
 	  "an event without a name" },
 	{ "UPDATE event SET name = CAST('PLAIN' AS BLOB) WHERE name = 'PLAIN_A'", "an event without a name" },
@@ -447,6 +496,7 @@ Suite *db_suite(void)
 	TCase *tc = tcase_create("db");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_event_flags);
 	tcase_add_test(tc, test_verdicts);
 	tcase_add_test(tc, test_refuse_corrupt_and_newer);
 	tcase_add_test(tc, test_default_path);

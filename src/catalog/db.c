@@ -25,13 +25,15 @@
 #include "migrate-003.sql.inc"
 #include "migrate-004.sql.inc"
 #include "migrate-005.sql.inc"
+#include "migrate-006.sql.inc"
 
 /*
  * The oldest schema this lauka reads as it stands when it cannot upgrade it
  * (a read-only file): migration 4 only lets a baseline sample be NULL, which
  * a version-3 database never holds; migration 5 adds the baselines'
  * fingerprint column, which the reading code asks for only from schema 5 on
- * (db->version), reading none before.  Raise it when a migration adds or
+ * (db->version), reading none before; migration 6 adds the events' flags,
+ * read as 0 before it.  Raise it when a migration adds or
  * renames something the reading code needs and cannot do without.
  */
 #define DB_READABLE_FROM 3
@@ -43,6 +45,7 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
 	migrate_003_sql,
 	migrate_004_sql,
 	migrate_005_sql,
+	migrate_006_sql,
 };
 
 /* How long a writer waits for another lauka holding the database. */
@@ -830,8 +833,8 @@ static int store_pmu(struct db *db, const struct lk_pmu *p, enum db_import_statu
 
 	/* A name given twice keeps its first entry, as pmu_find() would. */
 	if ((r = prepare(db, "INSERT OR IGNORE INTO event (pmu_id, name, description, number, umask, counters_mask, "
-			     "fixed_counter, fallback, errata, perf_type, config1, config2, unit) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+			     "fixed_counter, fallback, errata, perf_type, config1, config2, unit, flags) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 			 &st, err, len)) < 0)
 		return r;
 	for (size_t i = 0; i < p->nevents && r == 0; i++) {
@@ -849,6 +852,7 @@ static int store_pmu(struct db *db, const struct lk_pmu *p, enum db_import_statu
 		bind_u64(st, 11, e->config1);
 		bind_u64(st, 12, e->config2);
 		bind_text(st, 13, e->unit);
+		sqlite3_bind_int64(st, 14, e->flags & LK_EVF_KNOWN);
 		r = step_done(db, st, "storing an event", err, len);
 	}
 	sqlite3_finalize(st);
@@ -946,8 +950,13 @@ int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu
 	snprintf(out->sha256, sizeof(out->sha256), "%s", (const char *)sqlite3_column_text(st, 9));
 	sqlite3_finalize(st);
 
-	if ((r = prepare(db, "SELECT name, description, number, umask, counters_mask, fixed_counter, fallback, errata, "
-			     "perf_type, config1, config2, unit FROM event WHERE pmu_id = ?1 ORDER BY name",
+	/* A database read as it stands below schema 6 (a read-only file an older lauka wrote) has no flags column. */
+	if ((r = prepare(db, db->version >= 6 ? "SELECT name, description, number, umask, counters_mask, fixed_counter, "
+						"fallback, errata, perf_type, config1, config2, unit, flags FROM event "
+						"WHERE pmu_id = ?1 ORDER BY name"
+					      : "SELECT name, description, number, umask, counters_mask, fixed_counter, "
+						"fallback, errata, perf_type, config1, config2, unit, 0 FROM event "
+						"WHERE pmu_id = ?1 ORDER BY name",
 			 &st, err, len)) < 0)
 		goto bad;
 	sqlite3_bind_int64(st, 1, id);
@@ -973,6 +982,7 @@ int db_load_pmu(struct db *db, const char *kind, const char *name, struct lk_pmu
 			.config1 = col_u64(st, 9),
 			.config2 = col_u64(st, 10),
 			.unit = (char *)sqlite3_column_text(st, 11),
+			.flags = (unsigned)(sqlite3_column_int64(st, 12) & LK_EVF_KNOWN),
 		};
 		pmu_add_event(out, &e);
 	}

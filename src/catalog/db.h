@@ -34,7 +34,7 @@
 
 #include "catalog/pmu.h"
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 struct db;
 

@@ -27,13 +27,15 @@ struct lk_event {
 	uint32_t perf_type;
 	uint64_t config1, config2;
 	char *unit;		/* "ns", "bytes" or NULL for plain counts */
-	unsigned flags;		/* LK_EVF_* (vendor tables only; not stored in the database) */
+	unsigned flags;		/* LK_EVF_* (vendor tables; stored with the event, catalog/migrate-006.sql) */
 };
 
 /* Intel's TakenAlone: no other event of its shared register (catalog/sched.c) in the same pass. */
 #define LK_EVF_TAKEN_ALONE 1u
 /* Intel's PEBS=2: counts only as a PEBS event (sampling); never in a counting plan (calibrate). */
 #define LK_EVF_NEEDS_SAMPLING 2u
+/* Every flag this lauka knows (the database keeps these bits and no others). */
+#define LK_EVF_KNOWN (LK_EVF_TAKEN_ALONE | LK_EVF_NEEDS_SAMPLING)
 
 struct lk_alias {
 	char *alias;		/* e.g. Cycles, instructions */

@@ -155,7 +155,7 @@ static int load_pfm(struct db *db, const char *model, struct lk_pmu *out, char *
 	if (r < 0 || have_live)
 		return r;
 	if ((r = db_load_pmu(db, "pfm", model, out, err, len)) == 0)
-		vendor_flags_builtin(out, pfmcat_vendor_table(model));	/* flags are not stored */
+		vendor_flags_builtin(out, pfmcat_vendor_table(model));	/* stored before schema 6 as 0: the shipped table says */
 	return r;
 }
 

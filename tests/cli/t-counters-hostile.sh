@@ -105,10 +105,10 @@ expect_err "cannot be written: its -shm file is read-only$"
 expect_err "^fix: if no lauka is using it, remove the leftover file (rm '$PWD/ro/l.db-shm')"
 rm -f ro/l.db-shm ro/l.db-wal
 
-# A read-only database one or two schemas behind (4: no baseline fingerprint column, before
-# migration 5; 3: baseline samples NOT NULL, before migration 4) is read as it stands, its baselines
-# without a fingerprint; one that lacks tables the reading code needs (schema 2: no baselines) is
-# refused. All made here by python's sqlite3 from the migrations in catalog/, not by lauka.
+# A read-only database up to three schemas behind (5: no events' flags column, before migration 6;
+# 4: no baseline fingerprint column, before migration 5; 3: baseline samples NOT NULL, before
+# migration 4) is read as it stands, its baselines without a fingerprint and its events without
+# flags; one that lacks tables the reading code needs (schema 2: no baselines) is refused. All made here by python's sqlite3 from the migrations in catalog/, not by lauka.
 old_db() { # file version
 	python3 - "$1" "$2" "$LAUKA_SRCDIR/catalog" <<'PY' || fail "could not make a schema $2 database"
 import sqlite3, sys
@@ -118,8 +118,11 @@ for i in range(1, v + 1):
     h.executescript(open("%s/migrate-%03d.sql" % (cat, i)).read())
 h.execute("PRAGMA user_version = %d" % v)
 h.execute("PRAGMA application_id = %d" % 0x6c61756b)
+h.execute("INSERT INTO pmu (id, kind, name, sha256, imported_at) VALUES (1, 'kpep', 'oldcat', 'x', 5)")
+h.execute("INSERT INTO event (pmu_id, name, counters_mask) VALUES (1, 'OLD_EVENT', 3)")
 if v >= 3:
-    h.execute("INSERT INTO baseline VALUES (1, 'old', 'ci', 'rusage', '0.1.0', NULL, NULL, 5)")
+    h.execute("INSERT INTO baseline (id, name, runner_class, backend, lauka_version, git_commit, shell, created_at)"
+              " VALUES (1, 'old', 'ci', 'rusage', '0.1.0', NULL, NULL, 5)")
     h.execute("INSERT INTO baseline_measurement VALUES (1, 0, 'wall_time', 'ns')")
     h.execute("INSERT INTO baseline_command VALUES (1, 0, NULL, 'true', 3)")
     h.executemany("INSERT INTO baseline_sample VALUES (1, 0, 0, ?, ?)", [(0, 1e6), (1, 2e6), (2, 3e6)])
@@ -127,7 +130,7 @@ h.commit()
 h.close()
 PY
 }
-for v in 4 3 2; do
+for v in 5 4 3 2; do
 	mkdir old$v && old_db old$v/l.db $v
 	chmod 444 old$v/l.db && chmod 555 old$v
 	before=$(sum old$v/l.db)
@@ -136,6 +139,9 @@ for v in 4 3 2; do
 		expect_rc 0
 		expect_out '^wall_time .*2\.00ms'
 		printf '%s\n' "$out" | grep -q '^environment' && fail "a schema-$v baseline shows a fingerprint: $out"
+		run as_user "$LAUKA" counters --pmu oldcat --details --db "$PWD/old$v/l.db"
+		expect_rc 0
+		expect_out '^old_event '
 	else
 		expect_rc 2
 		expect_err "cannot be written: it needs a schema upgrade, which is a write$"
