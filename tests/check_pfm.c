@@ -607,8 +607,66 @@ START_TEST(test_adhoc)
 	arm.name = xstrdup("arm_n1");
 	arm.config_mask = 0x3f;
 	struct lk_event e;
-	ck_assert(!pfmcat_adhoc(&arm, "r23", &e));	/* Arm's raw events: record's own path */
+	ck_assert(!pfmcat_adhoc(&arm, "r23", &e));	/* Arm's raw events: pfmcat_arm_adhoc */
 	pmu_release(&arm);
+}
+END_TEST
+
+/*
+ * perf's raw PMUv3 spellings on an Arm catalogue (`counters --check`, issue 36 P8): 16-bit event numbers
+ * (PMEVTYPER<n>_EL0.evtCount), the general counters, CPU_CYCLES (0x11) also the cycle counter
+ * (Linux arm_pmuv3.c armv8pmu_get_event_idx); anything else, and any x86 or kpep catalogue, refused.
+ */
+START_TEST(test_arm_adhoc)
+{
+	static const struct { const char *name; bool ok; uint64_t config, mask; } c[] = {
+		{ "r23", true, 0x23, 0x3f },
+		{ "r0", true, 0, 0x3f },			/* SW_INCR */
+		{ "rffff", true, 0xffff, 0x3f },
+		{ "r10000", false, 0, 0 },			/* beyond 16 bits */
+		{ "r11", true, 0x11, 0x3f | 1ULL << 32 },	/* CPU_CYCLES */
+		{ "armv8_pmuv3/event=0x23/", true, 0x23, 0x3f },
+		{ "armv8_cortex_a72/event=17/", true, 0x11, 0x3f | 1ULL << 32 },
+		{ "armv8_pmuv3/event=0x10000/", false, 0, 0 },
+		{ "armv8_pmuv3/event=0x23,foo=1/", false, 0, 0 },
+		{ "armv8_pmuv3/event=/", false, 0, 0 },
+		{ "armv8_pmuv3/event=-1/", false, 0, 0 },
+		{ "armv8_pmuv3/event=0x23", false, 0, 0 },
+		{ "/event=0x23/", false, 0, 0 },
+		{ "ARMV8/event=1/", false, 0, 0 },
+		{ "inst_retired", false, 0, 0 },
+		{ "r23x", false, 0, 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct lk_pmu p;
+		memset(&p, 0, sizeof(p));
+		p.kind = xstrdup("perfmon");
+		p.name = xstrdup("cortex-a72");
+		p.arch = xstrdup("arm64");
+		p.config_mask = 0x3f;
+		p.fixed_mask = 1ULL << 32;
+		struct lk_event e;
+		bool ok = pfmcat_arm_adhoc(&p, c[i].name, &e);
+		ck_assert_msg(ok == c[i].ok, "%s: %d", c[i].name, ok);
+		if (ok) {
+			ck_assert_str_eq(e.name, c[i].name);
+			ck_assert_msg(e.number == c[i].config && e.counters_mask == c[i].mask && e.fixed_counter == -1,
+				      "%s: config 0x%llx mask 0x%llx", c[i].name, (unsigned long long)e.number,
+				      (unsigned long long)e.counters_mask);
+			ck_assert_int_eq((int)e.perf_type, 4);
+			free(e.name);
+			free(e.description);
+		}
+		free(p.arch);
+		p.arch = xstrdup("x86_64");
+		ck_assert(!pfmcat_arm_adhoc(&p, c[i].name, &e));
+		free(p.arch);
+		p.arch = xstrdup("arm64");
+		free(p.kind);
+		p.kind = xstrdup("kpep");	/* Apple's counters are not PMUv3's */
+		ck_assert(!pfmcat_arm_adhoc(&p, c[i].name, &e));
+		pmu_release(&p);
+	}
 }
 END_TEST
 
@@ -621,6 +679,7 @@ Suite *pfm_suite(void)
 	tcase_add_loop_test(tc, test_counters, 0, (int)ARRAY_SIZE(counters));
 	tcase_add_test(tc, test_arm_perf_string);
 	tcase_add_test(tc, test_adhoc);
+	tcase_add_test(tc, test_arm_adhoc);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_name_bounds);
 	tcase_add_loop_test(tc, test_perf_amd_table, 0, (int)ARRAY_SIZE(perf_amd));

@@ -17,6 +17,7 @@
 #include "base/sha256.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +313,50 @@ bool pfmcat_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *o
 	out->config1 = config1;
 	out->counters_mask = rule;
 	out->fixed_counter = fixed;
+	out->perf_type = 4;	/* PERF_TYPE_RAW */
+	return true;
+}
+
+/*
+ * perf's spellings of a raw PMUv3 event: rNNNN, or PMU/event=N/ with any PMU
+ * name (armv8_pmuv3, armv8_cortex_a72, ...: offline, the catalogue decides).
+ * PMUv3 event numbers are 16 bits (ARM DDI 0487, PMEVTYPER<n>_EL0.evtCount
+ * with FEAT_PMUv3p1; 0x00 is SW_INCR, a real event).
+ */
+static bool arm_raw(const char *name, uint64_t *config)
+{
+	uint64_t c1;
+	if (name[0] == 'r')
+		return pfmcat_parse_raw(name, false, config, &c1) == 0 && !c1 && *config <= 0xffff;
+	size_t n = strlen(name), w = strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (!w || n < w + 9 || name[w] != '/' || strncmp(name + w + 1, "event=", 6) || name[n - 1] != '/')
+		return false;
+	const char *v = name + w + 7;
+	if (v == name + n - 1 || *v == '-' || *v == '+' || *v == ' ')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 0);
+	if (errno || end != name + n - 1 || x > 0xffff)
+		return false;
+	*config = x;
+	return true;
+}
+
+bool pfmcat_arm_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *out)
+{
+	memset(out, 0, sizeof(*out));
+	uint64_t config;
+	if (!pmu || !pmu->arch || strcmp(pmu->arch, "arm64") || !pmu->config_mask || (pmu->kind && !strcmp(pmu->kind, "kpep")) ||
+	    !arm_raw(name, &config))
+		return false;
+	out->name = xstrdup(name);
+	out->description = xasprintf("raw PMUv3 event 0x%" PRIx64 " no row of '%s' has: the general counters%s", config,
+				     pmu->name, config == 0x11 ? " or the cycle counter" : "");
+	out->number = config;
+	/* Linux's arm_pmuv3.c armv8pmu_get_event_idx: CPU_CYCLES (0x11) may take the cycle counter, nothing else */
+	out->counters_mask = pmu->config_mask | (config == 0x11 ? pmu->fixed_mask : 0);
+	out->fixed_counter = -1;
 	out->perf_type = 4;	/* PERF_TYPE_RAW */
 	return true;
 }

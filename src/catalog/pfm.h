@@ -153,6 +153,12 @@ const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name);
  * shared register (offcore response, load latency, frontend).  false for anything else, or an Arm catalogue.
  */
 bool pfmcat_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *out);
+/*
+ * The same for an Arm PMUv3 catalogue (not Apple's kpep): perf's rNNNN or PMU/event=N/ (any PMU name) with
+ * a 16-bit event number, on the general counters, CPU_CYCLES (0x11) also on the cycle counter, as
+ * `record` counts such an event.  false for anything else.
+ */
+bool pfmcat_arm_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *out);
 /* perf's generic names (cycles, instructions, branch-misses, ...) as aliases of the rows of their encodings. */
 void pfmcat_generic_aliases(struct lk_pmu *pmu, bool intel);
 

@@ -912,7 +912,7 @@ static int check_sources(const struct counters_opts *o, const struct lk_pmu *p)
 static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 {
 	const struct lk_event **evs = NULL;
-	struct lk_event **adhoc = NULL;	/* raw encodings no row has (pfmcat_adhoc), owned */
+	struct lk_event **adhoc = NULL;	/* raw encodings no row has (pfmcat_adhoc, _arm_adhoc), owned */
 	size_t n = 0, nadhoc = 0;
 	int rc = EXIT_USAGE;
 	char *list = xstrdup(o->check), *save = NULL;
@@ -936,7 +936,7 @@ static int check_set(const struct counters_opts *o, const struct lk_pmu *p)
 			continue;
 		const struct lk_event *ev = pfmcat_find(p, t);
 		struct lk_event raw;
-		if (!ev && pfmcat_adhoc(p, t, &raw)) {
+		if (!ev && (pfmcat_adhoc(p, t, &raw) || pfmcat_arm_adhoc(p, t, &raw))) {
 			adhoc = xrealloc(adhoc, (nadhoc + 1) * sizeof(*adhoc));
 			adhoc[nadhoc] = xmalloc(sizeof(raw));
 			*adhoc[nadhoc] = raw;

@@ -64,6 +64,16 @@ run "$LAUKA" counters --pmu cortex-a57 --check l1d_cache_ld
 expect_rc 0; expect_out '^l1d_cache_rd '
 run "$LAUKA" counters --pmu cortex-a57 --check chain
 expect_rc 1; expect_err "unknown event 'chain'"
+# perf's raw spellings (issue 36 P8), as record counts them: rNN or PMU/event=N/ for an event no row has
+# (0x23 STALL_FRONTEND is not in the A57 table) on the general counters only, 0x11 also on the cycle counter
+run "$LAUKA" counters --pmu cortex-a57 --check 'r23,armv8_pmuv3/event=0x24/,armv8_cortex_a57/event=37/,r26,r27,r28,r11'
+expect_rc 0; expect_out '^armv8_pmuv3/event=0x24/  *[0-5]$'; expect_out '^cpu_cycles  *cycle$'
+run "$LAUKA" counters --pmu cortex-a57 --check 'r23,r24,r25,r26,r27,r28,armv8_pmuv3/event=0x29/'
+expect_rc 2; expect_err "could not be scheduled on Cortex-A57"
+for bad in r10000 'armv8_pmuv3/event=0x23,foo=1/' 'armv8_pmuv3/event=/' 'Armv8/event=1/'; do
+	run "$LAUKA" counters --pmu cortex-a57 --check "$bad"
+	expect_rc 1; expect_err "unknown event '$bad'"
+done
 
 # Refused whole, with the line, and nothing imported
 cp "$LAUKA_SRCDIR/catalog/arm-cortex-a57.json" big.json
