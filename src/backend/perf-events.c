@@ -368,6 +368,13 @@ static bool core_pmu(const char *name)
 	return false;
 }
 
+bool perf_takes_pmu_counter(const struct lk_event *ev)
+{
+	const char *slash = ev->perf_type >= 6 ? strchr(ev->name, '/') : NULL;
+	return ev->perf_type == 0 || ev->perf_type == 3 || ev->perf_type == 4 ||
+	       (slash && perf_is_core_pmu(ev->name, (size_t)(slash - ev->name)));
+}
+
 int perf_is_core_pmu(const char *name, size_t len)
 {
 	char buf[256];

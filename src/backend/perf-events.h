@@ -40,6 +40,8 @@ int perf_have_core_pmu(void);
 int perf_core_pmu_name(char *buf, size_t len);
 /* Is the PMU named by name[0..len) a core PMU by that rule? */
 int perf_is_core_pmu(const char *name, size_t len);
+/* Does the event take a core PMU's counter (hardware, cache, raw, or a core PMU's own event), not a software one? */
+bool perf_takes_pmu_counter(const struct lk_event *ev);
 /* arm64: this CPU's MIDR fields from /proc/cpuinfo ("CPU implementer", "CPU part"); false elsewhere. */
 bool perf_arm_midr(unsigned *impl, unsigned *part);
 /*
@@ -112,10 +114,19 @@ int perf_group_counters(void);
 /*
  * User vs kernel counting (backend/perf.c, issue 36 P4): the kernel is counted for root
  * (CAP_PERFMON) or at perf_event_paranoid <= 1, else exclude_kernel=1 (user mode only).
- * perf_count_user_only() makes every later open user mode only (`-m instructions:u`).
+ * perf_count_user_only() makes every later open user mode only (`-m instructions:u`);
+ * perf_count_kernel_only() makes every later open of an event that takes a PMU counter
+ * kernel mode only (exclude_user=1, `-m instructions:k`; software events keep counting
+ * both, as perf's modifiers do not apply to them).  perf_count_mode(): 'u', 'k', or 0
+ * for what may be counted (both, or 'u' when the kernel may not be: see
+ * perf_counts_kernel()).  perf_may_count_kernel() ignores the modifiers.
  */
 bool perf_counts_kernel(void);
+bool perf_may_count_kernel(void);
+int perf_paranoid(void);	/* /proc/sys/kernel/perf_event_paranoid (2 when unreadable) */
 void perf_count_user_only(void);
+void perf_count_kernel_only(void);
+char perf_count_mode(void);
 /*
  * Does the PMU named by pmu[0..len) count per CPU or per package rather than
  * per task?  Such a PMU (RAPL's "power", uncore PMUs) has a cpumask in sysfs,

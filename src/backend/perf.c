@@ -140,17 +140,37 @@ static int paranoid_level(void)
 	return level;
 }
 
-static bool user_only;	/* perf_count_user_only(): a :u modifier asked for user mode */
+static char mode;	/* perf's modifier the events were named with: 'u' user mode only, 'k' kernel only, 0 none */
+
+int perf_paranoid(void)
+{
+	return paranoid_level();
+}
 
 /* Kernel counting is allowed for root/CAP_PERFMON or when paranoid <= 1. */
+bool perf_may_count_kernel(void)
+{
+	return geteuid() == 0 || paranoid_level() <= 1;
+}
+
 static bool may_count_kernel(void)
 {
-	return !user_only && (geteuid() == 0 || paranoid_level() <= 1);
+	return mode != 'u' && perf_may_count_kernel();
 }
 
 void perf_count_user_only(void)
 {
-	user_only = true;
+	mode = 'u';
+}
+
+void perf_count_kernel_only(void)
+{
+	mode = 'k';
+}
+
+char perf_count_mode(void)
+{
+	return mode ? mode : may_count_kernel() ? 0 : 'u';
 }
 
 bool perf_counts_kernel(void)
@@ -168,6 +188,8 @@ static void fill_attr(struct perf_event_attr *a, const struct lk_event *ev, bool
 	a->config2 = ev->config2;
 	a->exclude_kernel = exclude_kernel;
 	a->exclude_hv = exclude_kernel;
+	/* :k counts the kernel alone on the PMU's counters (perf's modifier); software events count as they do */
+	a->exclude_user = mode == 'k' && perf_takes_pmu_counter(ev);
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
 }
 

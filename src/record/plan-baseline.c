@@ -394,7 +394,7 @@ static int plan_baseline(struct record *rec)
 char *record_col_meas(const struct record *rec, size_t c)
 {
 	const struct record_col *col = &rec->cols[c];
-	return col->user_mode ? xasprintf("%s:u", col->ev->name) : xstrdup(col->ev->name);
+	return col->mode ? xasprintf("%s:%c", col->ev->name, col->mode) : xstrdup(col->ev->name);
 }
 
 int plan_runner_class(struct record *rec)

@@ -261,14 +261,26 @@ static int select_name(struct record *rec, const char *name, bool split)
 		char *base = xasprintf("%.*s", (int)(nl - 2), name);
 		ev = pfmcat_find(bpmu, base);
 		free(base);
-		if (ev && name[nl - 1] == 'k') {
-			error("'%s': lauka counts user mode (:u) or, where the kernel may be counted (root, or "
-			      "perf_event_paranoid <= 1), user and kernel together; not the kernel alone", name);
-			tip("the user-mode count is -m %.*s:u; the difference of the two is the kernel's", (int)(nl - 2), name);
+		char want = name[nl - 1], had = perf_count_mode();
+		if (ev && rec->mode_named && had != want) {
+			error("'%s': one record counts in one mode, and an earlier measurement was named with :%c", name,
+			      had);
+			tip("record the two modes one after the other (-m %.*s:u, then -m %.*s:k)", (int)(nl - 2), name,
+			    (int)(nl - 2), name);
 			return EXIT_USAGE;
 		}
+		if (ev && want == 'k' && !perf_may_count_kernel()) {
+			error("'%s': counting the kernel needs root (or CAP_PERFMON), or perf_event_paranoid <= 1 (it is %d)",
+			      name, perf_paranoid());
+			fix("sudo sysctl kernel.perf_event_paranoid=1, or run lauka with sudo");
+			return EXIT_COUNTERS;
+		}
 		if (ev) {
-			perf_count_user_only();
+			if (want == 'k')
+				perf_count_kernel_only();
+			else
+				perf_count_user_only();
+			rec->mode_named = true;
 			sel_add_counter(rec, ev, true, split);
 			return 0;
 		}
@@ -352,9 +364,7 @@ static void plan_passes(struct record *rec, const struct lk_pmu *pmu, const stru
 /* A perf event that takes a counter of the CPU's PMU: hardware, cache, raw, or a core PMU's own. */
 static bool takes_pmu_counter(const struct lk_event *ev)
 {
-	const char *slash = ev->perf_type >= 6 ? strchr(ev->name, '/') : NULL;
-	return ev->perf_type == 0 || ev->perf_type == 3 || ev->perf_type == 4 ||
-	       (slash && perf_is_core_pmu(ev->name, (size_t)(slash - ev->name)));
+	return perf_takes_pmu_counter(ev);
 }
 #endif
 
@@ -654,19 +664,21 @@ void plan_columns(struct record *rec)
 			c->backend = b;
 			c->index = i;
 			c->ev = ev;
-			c->user_mode = false;
+			c->mode = 0;
 			c->label = bpmu && b == 1 && !rec->o.guided ? pmu_shown_name(bpmu, ev->name)
 				   : rec->o.guided && b == 1 ? xctrace_slot_label(rec->cat, ev) : xstrdup(ev->name);
 #ifdef __linux__
-			/* What a PMU row counts, as perf prints it: instructions:u when the kernel is excluded.
-			 * The name is the measurement's in the exports and baselines too, so a count of
-			 * user mode is never compared with one of user + kernel (issue 36 P4). */
-			if (b == 1 && rec->be && !strcmp(rec->be->name, "perf") && takes_pmu_counter(ev) &&
-			    !perf_counts_kernel()) {
-				char *u = xasprintf("%s:u", c->label);
+			/* What a PMU row counts, as perf prints it: instructions:u when the kernel is excluded,
+			 * instructions:k when the user is.  The name is the measurement's in the exports and
+			 * baselines too, so a count of one mode is never compared with one of another (issue
+			 * 36 P4). */
+			char m = b == 1 && rec->be && !strcmp(rec->be->name, "perf") && takes_pmu_counter(ev) ?
+					 perf_count_mode() : 0;
+			if (m) {
+				char *u = xasprintf("%s:%c", c->label, m);
 				free(c->label);
 				c->label = u;
-				c->user_mode = true;
+				c->mode = m;
 			}
 #endif
 			c->unit = ev->unit;

@@ -139,7 +139,7 @@ struct record_col {
 	const struct lk_event *ev;
 	char *label;
 	const char *unit;
-	bool user_mode;		/* a PMU event perf counts in user mode only: "instructions:u" (label and baselines) */
+	char mode;		/* a PMU event counted in one mode: 'u' user only, 'k' kernel only ("instructions:u"; label and baselines), 0 both */
 };
 
 struct record;
@@ -217,6 +217,7 @@ struct record {
 	struct lk_pmu rpmu;
 	struct lk_evsel *sel[2];
 	size_t nsel[2];
+	bool mode_named;			/* a measurement was named with perf's :u or :k (one mode a record) */
 	struct lk_event **raw;			/* Arm raw events no catalogue row names (-m r23), owned */
 	size_t nraw;
 	struct backend_inst bi[2];

@@ -197,6 +197,24 @@ else
 	bad "counting modes" "user row $u_row; root :u exit $rc ($*); save $rk; compare $rb: $(head -c 300 /tmp/rb)"
 fi
 
+# Kernel mode alone (-m instructions:k, exclude_user): the row says instructions:k; the alu loop runs in
+# user mode, so 200000 more iterations add not one kernel instruction (the kernel's share moves only
+# with exec, page faults and timer interrupts: within 10% of the user-mode difference, 400000); and a
+# user at paranoid 2 is refused before anything runs.
+lauka record --backend perf -n 3 -m instructions:k --export-csv /tmp/rk.csv -- \
+	'lauka-probe alu 100000' 'lauka-probe alu 300000' >$out 2>$err
+rc=$?
+set -- $(csv_min /tmp/rk.csv instructions:k)
+as_user "lauka record --backend perf -n 3 -m instructions:k -- 'lauka-probe alu 1000'" >/tmp/ku 2>&1
+ku=$?
+d=$(( ${2:-0} - ${1:-0} )); d=${d#-}
+if [ $rc -eq 0 ] && [ $# -eq 2 ] && [ "$1" -gt 0 ] && [ $d -lt 40000 ] && grep -q '^instructions:k ' $out &&
+	[ $ku -eq 2 ] && grep -q 'counting the kernel needs root' /tmp/ku; then
+	ok "counting modes: instructions:k counts the kernel alone ($1, $2: +200000 user iterations add $d); refused for a user"
+else
+	bad "kernel mode" "exit $rc ($*), user $ku: $(head -c 300 $err) $(head -c 200 /tmp/ku)"
+fi
+
 # perf's PMU form of a raw event (issue 36 P8), opened with the PMU's sysfs type: the count of
 # the row r8 resolves to; the CSV carries each row's type, config, config1, PMU and coverage (P11).
 as_user "lauka record --backend perf -n 3 -m $dev/event=0x8/,r8 --export-csv raw.csv -- 'lauka-probe alu 1000'" >$out 2>$err
