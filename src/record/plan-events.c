@@ -360,14 +360,6 @@ static void plan_passes(struct record *rec, const struct lk_pmu *pmu, const stru
 	free(pass_of);
 }
 
-#ifdef __linux__
-/* A perf event that takes a counter of the CPU's PMU: hardware, cache, raw, or a core PMU's own. */
-static bool takes_pmu_counter(const struct lk_event *ev)
-{
-	return perf_takes_pmu_counter(ev);
-}
-#endif
-
 /*
  * --passes with PMU events none of which has a known counter set: no plan can be made, and
  * passing the set through would leave it to the kernel's multiplexing, which --passes promises
@@ -381,7 +373,7 @@ static int passes_unplanned(struct record *rec, const struct lk_pmu *pmu)
 		return 0;
 	size_t hw = 0;
 	for (size_t i = 0; i < rec->nsel[1]; i++)
-		hw += takes_pmu_counter(rec->sel[1][i].ev);
+		hw += perf_takes_pmu_counter(rec->sel[1][i].ev);
 	if (hw < 2)
 		return 0;
 	error("--passes cannot split these measurements into passes: the number of counters of this "
@@ -672,7 +664,7 @@ void plan_columns(struct record *rec)
 			 * instructions:k when the user is.  The name is the measurement's in the exports and
 			 * baselines too, so a count of one mode is never compared with one of another (issue
 			 * 36 P4). */
-			char m = b == 1 && rec->be && !strcmp(rec->be->name, "perf") && takes_pmu_counter(ev) ?
+			char m = b == 1 && rec->be && !strcmp(rec->be->name, "perf") && perf_takes_pmu_counter(ev) ?
 					 perf_count_mode() : 0;
 			if (m) {
 				char *u = xasprintf("%s:%c", c->label, m);
