@@ -350,9 +350,9 @@ bool pfmcat_arm_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_even
 	if (!pmu || !pmu->arch || strcmp(pmu->arch, "arm64") || !pmu->config_mask || (pmu->kind && !strcmp(pmu->kind, "kpep")) ||
 	    !arm_raw(name, &config))
 		return false;
-	out->name = xstrdup(name);
-	out->description = xasprintf("raw PMUv3 event 0x%" PRIx64 " no row of '%s' has: the general counters%s", config,
-				     pmu->name, config == 0x11 ? " or the cycle counter" : "");
+	/* perf's rN is named as perf prints it (r023 is r23); the PMU form keeps its spelling */
+	out->name = name[0] == 'r' ? xasprintf("r%" PRIx64, config) : xstrdup(name);
+	out->description = xasprintf("raw PMUv3 event 0x%" PRIx64 " (no catalogue row names it)", config);
 	out->number = config;
 	/* Linux's arm_pmuv3.c armv8pmu_get_event_idx: CPU_CYCLES (0x11) may take the cycle counter, nothing else */
 	out->counters_mask = pmu->config_mask | (config == 0x11 ? pmu->fixed_mask : 0);

@@ -154,9 +154,10 @@ const struct lk_event *pfmcat_find(const struct lk_pmu *pmu, const char *name);
  */
 bool pfmcat_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *out);
 /*
- * The same for an Arm PMUv3 catalogue (not Apple's kpep): perf's rNNNN or PMU/event=N/ (any PMU name) with
- * a 16-bit event number, on the general counters, CPU_CYCLES (0x11) also on the cycle counter, as
- * `record` counts such an event.  false for anything else.
+ * The same for an Arm PMUv3 catalogue (not Apple's kpep): perf's rNNNN (named rN, as perf prints it) or
+ * PMU/event=N/ (any PMU name; named as given) with a 16-bit event number, on the general counters,
+ * CPU_CYCLES (0x11) also on the cycle counter: how `record` counts rN, and `counters --check` plans both.
+ * false for anything else.
  */
 bool pfmcat_arm_adhoc(const struct lk_pmu *pmu, const char *name, struct lk_event *out);
 /* perf's generic names (cycles, instructions, branch-misses, ...) as aliases of the rows of their encodings. */

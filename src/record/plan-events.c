@@ -209,25 +209,14 @@ static int select_name(struct record *rec, const char *name, bool split)
 		return 0;
 	}
 #ifdef __linux__
-	/* A raw PMUv3 event (r23) no row names, on an Arm core PMU: counted as perf stat -e r23 would,
-	 * on the general counters (0x11 also on the cycle counter), without a description (issue 36 P8). */
-	uint64_t config, config1;
-	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && bpmu->arch && !strcmp(bpmu->arch, "arm64") &&
-	    bpmu->config_mask && name[0] == 'r' && pfmcat_parse_raw(name, false, &config, &config1) == 0 &&
-	    !config1 && config <= 0xffff && perf_have_core_pmu()) {
-		struct lk_event *raw = xcalloc(1, sizeof(*raw));
-		raw->name = xasprintf("r%" PRIx64, config);
-		raw->description = xasprintf("raw PMUv3 event 0x%" PRIx64 " (no catalogue row names it)", config);
-		raw->perf_type = 4;	/* PERF_TYPE_RAW */
-		raw->number = config;
-		raw->fixed_counter = -1;
-		raw->counters_mask = bpmu->config_mask | (config == 0x11 ? bpmu->fixed_mask : 0);
-		return add_raw(rec, raw);
-	}
-	/* A raw x86 encoding no row has (r0ff44, cpu/event=0x44,umask=0xff,cmask=1/): an ad-hoc row under the
-	 * model's default counter rule (pfmcat_adhoc), counted as perf stat -e would. */
+	/* A raw encoding no row has, as perf stat -e would count it: on Arm's core PMU a PMUv3 number (r23) on
+	 * the general counters, 0x11 also on the cycle counter (pfmcat_arm_adhoc, issue 36 P8); on x86
+	 * (r0ff44, cpu/event=0x44,umask=0xff,cmask=1/) an ad-hoc row under the model's default counter rule
+	 * (pfmcat_adhoc).  Arm's PMU form goes on to the sysfs path below. */
 	struct lk_event adhoc;
-	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") && pfmcat_adhoc(bpmu, name, &adhoc)) {
+	if (bpmu && rec->be && !strcmp(rec->be->name, "perf") &&
+	    (pfmcat_adhoc(bpmu, name, &adhoc) ||
+	     (name[0] == 'r' && perf_have_core_pmu() && pfmcat_arm_adhoc(bpmu, name, &adhoc)))) {
 		struct lk_event *raw = xmalloc(sizeof(*raw));
 		*raw = adhoc;
 		return add_raw(rec, raw);
