@@ -82,16 +82,17 @@ END_TEST
 static const struct {
 	double c0, c1, c4, hi0, hi1, hi4;
 	bool explains;
+	double spread;	/* calib_spread: the largest (hi - c) / c, worked out by hand */
 	const char *why;
 } spread_cases[] = {
-	{ 100, 1100, 6100, 0, 0, 0, false, "one run (exact): no spread, nothing explained" },
-	{ 100, 1100, 6100, 100, 1100, 6100, false, "rounds that agree: no spread" },
-	{ 100, 1100, 6100, 100, 1100, 8100, true, "4x moved by 2000: 4100 is within it" },
-	{ 100, 1100, 6100, 100, 1100, 6200, false, "4x moved by 100: still 47% more per unit" },
-	{ 100, 1100, 2100, 101, 1110, 2120, false, "saturates, and the rounds agree within 1%" },
+	{ 100, 1100, 6100, 0, 0, 0, false, 0, "one run (exact): no spread, nothing explained" },
+	{ 100, 1100, 6100, 100, 1100, 6100, false, 0, "rounds that agree: no spread" },
+	{ 100, 1100, 6100, 100, 1100, 8100, true, 2000.0 / 6100, "4x moved by 2000: 4100 is within it" },
+	{ 100, 1100, 6100, 100, 1100, 6200, false, 100.0 / 6100, "4x moved by 100: still 47% more per unit" },
+	{ 100, 1100, 2100, 101, 1110, 2120, false, 0.01, "saturates, and the rounds agree within 1%" },
 	/* the chase probe's task-clock (ms) on a busy VM: a 740 ms set-up, 4x runs 2.2-2.5 s */
-	{ 740, 1020, 2200, 800, 1100, 2500, true, "minima 30% off, rounds 14% apart" },
-	{ 1000, 1300, 3000, 1400, 1300, 3000, true, "the baseline's spread crosses the 1x count: a pole" },
+	{ 740, 1020, 2200, 800, 1100, 2500, true, 300.0 / 2200, "minima 30% off, rounds 14% apart" },
+	{ 1000, 1300, 3000, 1400, 1300, 3000, true, 0.4, "the baseline's spread crosses the 1x count: a pole" },
 };
 
 START_TEST(test_spread_table)
@@ -100,6 +101,7 @@ START_TEST(test_spread_table)
 				  spread_cases[_i].hi0, spread_cases[_i].hi1, spread_cases[_i].hi4 };
 	ck_assert_msg(!calib_linear(&c), "%s: linear by the minima", spread_cases[_i].why);
 	ck_assert_msg(calib_spread_explains(&c) == spread_cases[_i].explains, "%s", spread_cases[_i].why);
+	ck_assert_double_eq_tol(calib_spread(&c), spread_cases[_i].spread, 1e-12);
 }
 END_TEST
 

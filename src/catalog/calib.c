@@ -259,16 +259,30 @@ bool calib_linear(const struct calib_counts *c)
 	return fabs(pu4 / pu1 - 1) <= CALIB_LINEAR_TOL;
 }
 
+/* Each scale's smallest and largest count of the rounds; a largest below the smallest (none kept) is none. */
+static void spreads(const struct calib_counts *c, double lo[3], double s[3])
+{
+	const double hi[3] = { c->hi0, c->hi1, c->hi4 };
+	lo[0] = c->c0, lo[1] = c->c1, lo[2] = c->c4;
+	for (int k = 0; k < 3; k++)
+		s[k] = hi[k] > lo[k] ? hi[k] - lo[k] : 0;
+}
+
+double calib_spread(const struct calib_counts *c)
+{
+	double lo[3], s[3], moved = 0;
+	spreads(c, lo, s);
+	for (int k = 0; k < 3; k++)
+		if (lo[k] > 0)
+			moved = fmax(moved, s[k] / lo[k]);
+	return moved;
+}
+
 bool calib_spread_explains(const struct calib_counts *c)
 {
-	const double lo[3] = { c->c0, c->c1, c->c4 }, hi[3] = { c->hi0, c->hi1, c->hi4 };
-	double s[3];
-	bool spread = false;
-	for (int k = 0; k < 3; k++) {
-		s[k] = hi[k] > lo[k] ? hi[k] - lo[k] : 0;
-		spread |= s[k] > 0;
-	}
-	if (!spread)
+	double lo[3], s[3];
+	spreads(c, lo, s);
+	if (!(s[0] > 0 || s[1] > 0 || s[2] > 0))
 		return false;
 	/*
 	 * pu4/pu1 is monotonic in each count over the box (a ratio of linear

@@ -145,6 +145,8 @@ bool calib_linear(const struct calib_counts *c);
  * the rounds differ by.  False when no spread is known (one run: exact).
  */
 bool calib_spread_explains(const struct calib_counts *c);
+/* The rounds' largest spread, relative to the smallest count, over the three scales (0.5: 50%); 0 for one run. */
+double calib_spread(const struct calib_counts *c);
 
 /*
  * Judge one event: probes[i] names the probe of counts[i] (nprobes <=

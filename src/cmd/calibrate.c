@@ -513,15 +513,10 @@ static void print_reasons(const struct cal_run *cr, struct cal_event *evs, size_
 					    cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p]);
 				continue;
 			}
-			double moved = 0;	/* the largest spread of the rounds, relative to the smallest run */
-			const double lo[3] = { c->c0, c->c1, c->c4 }, hi[3] = { c->hi0, c->hi1, c->hi4 };
-			for (int k = 0; k < 3; k++)
-				if (lo[k] > 0 && hi[k] > lo[k])
-					moved = fmax(moved, hi[k] / lo[k] - 1);
 			text_printf(stdout, 4, "noisy: '%s' on %s: %.4g per unit at 1x, %.4g at 4x, but its runs moved by "
 				    "up to %.0f%% between rounds, enough to explain that; calibrate again on a quieter "
 				    "machine", evs[i].ev->name, cr->scales[p].probe, r->per_unit_1x[p], r->per_unit_4x[p],
-				    100 * moved);
+				    100 * calib_spread(c));
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
