@@ -44,27 +44,26 @@ exec dd if=/dev/zero of=/dev/null bs=\$bytes count=1 2> /dev/null
 EOS
 chmod +x probe.sh
 
-run env DISTURB=first3 LAUKA_PROBE="$PWD/probe.sh" "$LAUKA" calibrate --backend perf --quick
-expect_rc 0
-row=$(printf '%s\n' "$out" | grep -E '^page-faults ')
-printf '%s\n' "$row" | grep -qE '^page-faults +linear ' || fail "page-faults not linear after re-measuring: $row"
+# calibrate_disturbed MODE VERDICT WHY: calibrate with the stand-in disturbed as MODE says (a fresh count
+# of chase's 4x runs), and page-faults' row must give VERDICT, else fail with WHY.
+calibrate_disturbed() {
+	rm -f chase4x.count
+	run env DISTURB=$1 LAUKA_PROBE="$PWD/probe.sh" "$LAUKA" calibrate --backend perf --quick
+	expect_rc 0
+	row=$(printf '%s\n' "$out" | grep -E '^page-faults ')
+	printf '%s\n' "$row" | grep -qE "^page-faults +$2 " || fail "$3: $row"
+}
+
+calibrate_disturbed first3 linear "page-faults not linear after re-measuring"
 expect_out '^re-measured: [1-9][0-9]* more rounds\? of the probes where a count read non-linear'
 [ "$(wc -l < chase4x.count)" -ge 4 ] || fail "chase at 4x ran only $(wc -l < chase4x.count) times"
 
 # The same disturbance in every run, so the rounds agree: the bend is the counter's, "not linear".
-rm -f chase4x.count
-run env DISTURB=always LAUKA_PROBE="$PWD/probe.sh" "$LAUKA" calibrate --backend perf --quick
-expect_rc 0
-row=$(printf '%s\n' "$out" | grep -E '^page-faults ')
-printf '%s\n' "$row" | grep -qE '^page-faults +not linear ' || fail "a bend every round agrees on is not 'not linear': $row"
+calibrate_disturbed always 'not linear' "a bend every round agrees on is not 'not linear'"
 expect_out "^not linear: 'page-faults' on chase"
 
 # Every run disturbed, by a different amount each round: the smallest count is still bent, but the
 # rounds differ by more than the bend, so neither verdict can be given: "noisy", and said why.
-rm -f chase4x.count
-run env DISTURB=vary LAUKA_PROBE="$PWD/probe.sh" "$LAUKA" calibrate --backend perf --quick
-expect_rc 0
-row=$(printf '%s\n' "$out" | grep -E '^page-faults ')
-printf '%s\n' "$row" | grep -qE '^page-faults +noisy ' || fail "rounds that disagree by more than the bend are not 'noisy': $row"
+calibrate_disturbed vary noisy "rounds that disagree by more than the bend are not 'noisy'"
 expect_out "^noisy: 'page-faults' on chase: .* moved by up to [0-9]*% between rounds"
 expect_out "^[1-9][0-9]* events\\? too noisy to judge"
