@@ -11,6 +11,7 @@
 #include "catalog/calib.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "test-pmu.h"
 
 static const char *const probes[] = { "alu", "chase", "branch", "store" };
 
@@ -349,11 +350,9 @@ START_TEST(test_expect_pmuv3_number)
 	struct calib_expectations e;
 	char err[200] = "";
 	ck_assert_msg(calib_expect_builtin(&e, err, sizeof(err)) == 0, "%s", err);
-	struct lk_pmu arm = { 0 }, x86 = { 0 };
-	arm.kind = xstrdup("perf");
-	arm.arch = xstrdup("arm64");
-	x86.kind = xstrdup("perf");
-	x86.arch = xstrdup("x86_64");
+	struct lk_pmu arm, x86;
+	test_pmu(&arm, "perf", NULL, "arm64", 0, 0);
+	test_pmu(&x86, "perf", NULL, "x86_64", 0, 0);
 	static const struct { const char *name; uint32_t type; uint64_t number; size_t arm_checks; } evs[] = {
 		{ "CPU_CYCLES", 4, 0x11, 1 },
 		{ "armv8_cortex_a72/cpu_cycles/", 8, 0x11, 1 },

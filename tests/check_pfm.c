@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "test-pmu.h"
 #include "catalog/calib.h"
 #include "catalog/pfm.h"
 #include "catalog/pmu.h"
@@ -580,13 +581,8 @@ START_TEST(test_adhoc)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
 		struct lk_pmu p;
-		memset(&p, 0, sizeof(p));
-		p.kind = xstrdup("pfm");
-		p.name = xstrdup(c[i].model);
-		p.arch = xstrdup("x86_64");
 		bool intel = strncmp(c[i].model, "amd", 3) != 0;
-		p.config_mask = intel ? 0xff : 0x3f;
-		p.fixed_mask = intel ? 0xfULL << 32 : 0;
+		test_pmu(&p, "pfm", c[i].model, "x86_64", intel ? 0xff : 0x3f, intel ? 0xfULL << 32 : 0);
 		struct lk_event e;
 		bool ok = pfmcat_adhoc(&p, c[i].name, &e);
 		ck_assert_msg(ok == c[i].ok, "%s: %d", c[i].name, ok);
@@ -602,10 +598,7 @@ START_TEST(test_adhoc)
 		pmu_release(&p);
 	}
 	struct lk_pmu arm;
-	memset(&arm, 0, sizeof(arm));
-	arm.arch = xstrdup("arm64");
-	arm.name = xstrdup("arm_n1");
-	arm.config_mask = 0x3f;
+	test_pmu(&arm, NULL, "arm_n1", "arm64", 0x3f, 0);
 	struct lk_event e;
 	ck_assert(!pfmcat_adhoc(&arm, "r23", &e));	/* Arm's raw events: pfmcat_arm_adhoc */
 	pmu_release(&arm);
@@ -638,16 +631,13 @@ START_TEST(test_arm_adhoc)
 		{ "inst_retired", false, 0, 0 },
 		{ "r23x", false, 0, 0 },
 	};
+	struct lk_pmu arm, x86, apple;
+	test_pmu(&arm, "perfmon", "cortex-a72", "arm64", 0x3f, 1ULL << 32);
+	test_pmu(&x86, "perfmon", "cortex-a72", "x86_64", 0x3f, 1ULL << 32);
+	test_pmu(&apple, "kpep", "cortex-a72", "arm64", 0x3f, 1ULL << 32);	/* Apple's counters are not PMUv3's */
 	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
-		struct lk_pmu p;
-		memset(&p, 0, sizeof(p));
-		p.kind = xstrdup("perfmon");
-		p.name = xstrdup("cortex-a72");
-		p.arch = xstrdup("arm64");
-		p.config_mask = 0x3f;
-		p.fixed_mask = 1ULL << 32;
 		struct lk_event e;
-		bool ok = pfmcat_arm_adhoc(&p, c[i].name, &e);
+		bool ok = pfmcat_arm_adhoc(&arm, c[i].name, &e);
 		ck_assert_msg(ok == c[i].ok, "%s: %d", c[i].name, ok);
 		if (ok) {
 			ck_assert_str_eq(e.name, strcmp(c[i].name, "r023") ? c[i].name : "r23");
@@ -658,16 +648,12 @@ START_TEST(test_arm_adhoc)
 			free(e.name);
 			free(e.description);
 		}
-		free(p.arch);
-		p.arch = xstrdup("x86_64");
-		ck_assert(!pfmcat_arm_adhoc(&p, c[i].name, &e));
-		free(p.arch);
-		p.arch = xstrdup("arm64");
-		free(p.kind);
-		p.kind = xstrdup("kpep");	/* Apple's counters are not PMUv3's */
-		ck_assert(!pfmcat_arm_adhoc(&p, c[i].name, &e));
-		pmu_release(&p);
+		ck_assert(!pfmcat_arm_adhoc(&x86, c[i].name, &e));
+		ck_assert(!pfmcat_arm_adhoc(&apple, c[i].name, &e));
 	}
+	pmu_release(&arm);
+	pmu_release(&x86);
+	pmu_release(&apple);
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 
 #include "catalog/pmu.h"
 #include "base/util.h"
+#include "test-pmu.h"
 
 /* What the predicate sees: row i must still be at its place (drop is asked before any row moves). */
 struct drop_ctx {
@@ -60,9 +61,7 @@ static const struct {
 START_TEST(test_remove_if)
 {
 	struct lk_pmu p;
-	memset(&p, 0, sizeof(p));
-	p.kind = xstrdup("pfm");
-	p.name = xstrdup("t");
+	test_pmu(&p, "pfm", "t", NULL, 0, 0);
 	for (size_t i = 0; i < MAXN && cases[_i].events[i]; i++) {
 		struct lk_event e = { .name = (char *)cases[_i].events[i], .description = "d", .errata = "e",
 				      .fixed_counter = -1, .number = i };

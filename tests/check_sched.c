@@ -9,6 +9,7 @@
 #include "catalog/kpep.h"
 #include "catalog/sched.h"
 #include "base/util.h"
+#include "test-pmu.h"
 
 /* An M1-like catalogue (masks as in a14.plist, kpep.md 3.2), or M4-like when m4 is set. */
 static void make_pmu(struct lk_pmu *p, bool m4)
@@ -406,11 +407,7 @@ END_TEST
 START_TEST(test_shared_registers)
 {
 	struct lk_pmu p;
-	memset(&p, 0, sizeof(p));
-	p.kind = xstrdup("pfm");
-	p.name = xstrdup("icl");
-	p.arch = xstrdup("x86_64");
-	p.config_mask = 0xff;
+	test_pmu(&p, "pfm", "icl", "x86_64", 0xff, 0);
 	static const struct { const char *name; uint64_t config, config1; } rows[] = {
 		{ "OCR.A", 0x1b7, 0x10001 }, { "OCR.B", 0x1b7, 0x10002 }, { "OCR.C", 0x1b7, 0x10004 },
 		{ "OCR1.A", 0x1bb, 0x10001 }, { "FE.DSB", 0x1c6, 0x11 }, { "FE.L1I", 0x1c6, 0x12 },
@@ -460,11 +457,7 @@ END_TEST
 START_TEST(test_taken_alone)
 {
 	struct lk_pmu p;
-	memset(&p, 0, sizeof(p));
-	p.kind = xstrdup("pfm");
-	p.name = xstrdup("skl");
-	p.arch = xstrdup("x86_64");
-	p.config_mask = 0xf;
+	test_pmu(&p, "pfm", "skl", "x86_64", 0xf, 0);
 	static const struct { const char *name; uint64_t config, config1; unsigned flags; } rows[] = {
 		{ "FE.DSB", 0x1c6, 0x11, LK_EVF_TAKEN_ALONE }, { "FE.DSB2", 0x1c6, 0x11, LK_EVF_TAKEN_ALONE },
 		{ "FE.SAME", 0x1c6, 0x11, 0 }, { "LAT.4", 0x1cd, 4, LK_EVF_TAKEN_ALONE }, { "PLAIN", 0x1d1, 0, 0 },
@@ -498,10 +491,7 @@ END_TEST
 START_TEST(test_passes_large)
 {
 	struct lk_pmu p;
-	memset(&p, 0, sizeof(p));
-	p.kind = xstrdup("perfmon");
-	p.name = xstrdup("big");
-	p.config_mask = 0xf;
+	test_pmu(&p, "perfmon", "big", NULL, 0xf, 0);
 	enum { N = 20000 };
 	for (size_t i = 0; i < N; i++) {
 		char name[32];

@@ -17,6 +17,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "test-pmu.h"
 #include "catalog/perfmon.h"
 #include "catalog/pfm.h"
 #include "catalog/pmu.h"
@@ -331,10 +332,7 @@ END_TEST
 START_TEST(test_merge_large)
 {
 	struct lk_pmu p;
-	memset(&p, 0, sizeof(p));
-	p.kind = xstrdup("perfmon");
-	p.name = xstrdup("big");
-	p.config_mask = 0xf;
+	test_pmu(&p, "perfmon", "big", NULL, 0xf, 0);
 	enum { N = 100000 };
 	for (size_t i = 0; i < N; i++) {
 		char name[32];
@@ -353,10 +351,7 @@ END_TEST
 START_TEST(test_merge)
 {
 	struct lk_pmu p;
-	memset(&p, 0, sizeof(p));
-	p.kind = xstrdup("pfm");
-	p.name = xstrdup("skl");
-	p.config_mask = 0xf;
+	test_pmu(&p, "pfm", "skl", NULL, 0xf, 0);
 	static const struct { const char *name; uint64_t config, mask; } rows[] = {
 		{ "ARITH.FPU_DIV_ACTIVE", 0x01000114, 0xf }, { "ARITH.DIVIDER_ACTIVE", 0x01000114, 0x3 },
 		{ "BR_INST_RETIRED.CONDITIONAL", 0x01c4, 0xf }, { "BR_INST_RETIRED.COND", 0x01c4, 0xf },
