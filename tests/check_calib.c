@@ -25,6 +25,27 @@ static void affine(struct calib_counts *c, double k, double r, uint64_t n)
 	c->c4 = k + r * 4 * (double)n;
 }
 
+/* The four probes' counts, each constant k + r[i] per unit at scales 1, n and 4n. */
+static void affine4(struct calib_counts c[4], double k, const double r[4], uint64_t n)
+{
+	for (int i = 0; i < 4; i++)
+		affine(&c[i], k, r[i], n);
+}
+
+/* Judge c (the four probes) against the expectation rows in checks, as catalog/expectations.tsv writes them. */
+static void judge_rows(const char *checks, const struct calib_counts c[4], enum calib_state st, struct calib_result *res)
+{
+	struct calib_expectations e;
+	char err[200] = "";
+	ck_assert_msg(calib_expect_parse(checks, &e, err, sizeof(err)) == 0, "%s", err);
+	const struct calib_expect *x[8];
+	ck_assert_uint_le(e.n, 8);
+	for (size_t i = 0; i < e.n; i++)
+		x[i] = &e.rows[i];
+	calib_judge(probes, c, 4, st, x, e.n, res);
+	calib_expect_release(&e);
+}
+
 START_TEST(test_normalise_exact)
 {
 	/* valgrind alu at 1e6: Ir = 110994 + 2n, exactly */
@@ -110,29 +131,24 @@ END_TEST
 START_TEST(test_judge_noisy)
 {
 	struct calib_counts c[4];
-	double r[4] = { 0.3, 180, 4, 20 };
-	for (int i = 0; i < 4; i++)
-		affine(&c[i], 1e8, r[i], 1000000);
+	static const double r[4] = { 0.3, 180, 4, 20 };
+	static const char checks[] = "any\tX\talu\tlinear\t-\n";
+	affine4(c, 1e8, r, 1000000);
 	c[1].c4 = 1e8 + (c[1].c4 - 1e8) * 1.4;	/* chase's 4x 40% more per unit */
-	struct calib_expectations e;
-	char err[200] = "";
-	ck_assert_int_eq(calib_expect_parse("any\tX\talu\tlinear\t-\n", &e, err, sizeof(err)), 0);
-	const struct calib_expect *x[1] = { &e.rows[0] };
 	struct calib_result res;
-	calib_judge(probes, c, 4, CALIB_MEASURED, x, 1, &res);
+	judge_rows(checks, c, CALIB_MEASURED, &res);
 	ck_assert_str_eq(res.verdict, "not linear");	/* no spread known */
 	c[1].hi0 = c[1].c0 * 1.05;
 	c[1].hi1 = c[1].c1 * 1.1;
 	c[1].hi4 = c[1].c4 * 1.3;
-	calib_judge(probes, c, 4, CALIB_MEASURED, x, 1, &res);
+	judge_rows(checks, c, CALIB_MEASURED, &res);
 	ck_assert_str_eq(res.verdict, "noisy");
 	ck_assert(!res.failed && !calib_verdict_failed("noisy"));
 	c[1].hi0 = c[1].c0 * 1.005;	/* the rounds agree within 1%: the bend is real */
 	c[1].hi1 = c[1].c1 * 1.005;
 	c[1].hi4 = c[1].c4 * 1.01;
-	calib_judge(probes, c, 4, CALIB_MEASURED, x, 1, &res);
+	judge_rows(checks, c, CALIB_MEASURED, &res);
 	ck_assert_str_eq(res.verdict, "not linear");
-	calib_expect_release(&e);
 }
 END_TEST
 
@@ -295,39 +311,26 @@ static const struct {
 START_TEST(test_judge_table)
 {
 	struct calib_counts c[4];
-	for (int i = 0; i < 4; i++)
-		affine(&c[i], judge_cases[_i].k, judge_cases[_i].r[i], 1000000);
+	affine4(c, judge_cases[_i].k, judge_cases[_i].r, 1000000);
 	c[1].c4 = judge_cases[_i].k + (c[1].c4 - judge_cases[_i].k) * judge_cases[_i].bend;
-	struct calib_expectations e;
-	char err[200] = "";
-	ck_assert_int_eq(calib_expect_parse(judge_cases[_i].checks, &e, err, sizeof(err)), 0);
-	const struct calib_expect *x[8];
-	for (size_t i = 0; i < e.n; i++)
-		x[i] = &e.rows[i];
 	struct calib_result res;
-	calib_judge(probes, c, 4, judge_cases[_i].state, x, e.n, &res);
+	judge_rows(judge_cases[_i].checks, c, judge_cases[_i].state, &res);
 	ck_assert_msg(!strcmp(res.verdict, judge_cases[_i].verdict), "%s: verdict '%s', want '%s'",
 		      judge_cases[_i].name, res.verdict, judge_cases[_i].verdict);
 	ck_assert_msg(!strcmp(res.profile, judge_cases[_i].profile), "%s: profile '%s', want '%s'",
 		      judge_cases[_i].name, res.profile, judge_cases[_i].profile);
 	ck_assert(res.failed == calib_verdict_failed(res.verdict));
-	calib_expect_release(&e);
 }
 END_TEST
 
 START_TEST(test_judge_details)
 {
 	struct calib_counts c[4];
-	double r[4] = { 2, 3, 8, 9 };
-	for (int i = 0; i < 4; i++)
-		affine(&c[i], 1000, r[i], 1000);
-	struct calib_expectations e;
-	char err[200];
-	ck_assert_int_eq(calib_expect_parse("any\tX\talu\t2\t0.001\nany\tX\tchase\t>=1x alu\t-\n"
-					    "any\tX\tbranch\t8\t5%\n", &e, err, sizeof(err)), 0);
-	const struct calib_expect *x[3] = { &e.rows[0], &e.rows[1], &e.rows[2] };
+	static const double r[4] = { 2, 3, 8, 9 };
+	affine4(c, 1000, r, 1000);
 	struct calib_result res;
-	calib_judge(probes, c, 4, CALIB_MEASURED, x, 3, &res);
+	judge_rows("any\tX\talu\t2\t0.001\nany\tX\tchase\t>=1x alu\t-\nany\tX\tbranch\t8\t5%\n", c, CALIB_MEASURED,
+		   &res);
 	ck_assert_str_eq(res.verdict, "validated");
 	ck_assert_str_eq(res.expect_text, "alu 2 ±0.001; chase >=1x alu; branch 8 ±5%");
 	ck_assert_double_eq(res.expected[0], 2);
@@ -339,7 +342,6 @@ START_TEST(test_judge_details)
 		ck_assert_double_eq_tol(res.per_unit_1x[i], r[i], 1e-9);
 		ck_assert_double_eq_tol(res.per_unit_4x[i], r[i], 1e-9);
 	}
-	calib_expect_release(&e);
 }
 END_TEST
 
